@@ -1,0 +1,245 @@
+// Channel wrappers and reducers (contract §1).
+//
+// A reducer is any type Op with `T Op::operator()(T, U)` (or a static one). The built-in
+// reducers also offer `into(T&, U&&)`, an in-place form the runtime prefers so that an
+// append does not move the whole vector in and out of the reducer.
+#pragma once
+
+#include <cstddef>
+#include <iterator>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace stategraph {
+
+// ---- reducers ------------------------------------------------------------------------
+
+// The written value replaces the old one (LangGraph's LastValue).
+struct replace {
+  template <class T, class U>
+    requires std::is_constructible_v<T, U&&>
+  constexpr T operator()(T, U&& u) const {
+    return T(std::forward<U>(u));
+  }
+  template <class T, class U>
+    requires std::is_assignable_v<T&, U&&>
+  static constexpr void into(T& acc, U&& u) {
+    acc = std::forward<U>(u);
+  }
+};
+
+// Writes are added to the value (operator+=).
+struct sum {
+  template <class T, class U>
+    requires requires(T& a, const U& b) { a += b; }
+  constexpr T operator()(T acc, const U& u) const {
+    acc += u;
+    return acc;
+  }
+  template <class T, class U>
+    requires requires(T& a, const U& b) { a += b; }
+  static constexpr void into(T& acc, const U& u) {
+    acc += u;
+  }
+};
+
+namespace detail {
+template <class C, class U>
+concept range_of = requires(const U& u) {
+  std::begin(u);
+  std::end(u);
+} && std::is_convertible_v<decltype(*std::begin(std::declval<const U&>())), typename C::value_type>;
+
+template <class C, class U>
+constexpr void insert_back(C& c, U&& u) {
+  if constexpr (std::is_constructible_v<typename C::value_type, U&&>) {
+    c.push_back(typename C::value_type(std::forward<U>(u)));
+  } else if constexpr (std::is_rvalue_reference_v<U&&>) {
+    c.insert(c.end(), std::make_move_iterator(std::begin(u)), std::make_move_iterator(std::end(u)));
+  } else {
+    c.insert(c.end(), std::begin(u), std::end(u));
+  }
+}
+template <class C, class U>
+concept appendable = std::is_constructible_v<typename C::value_type, U&&> || range_of<C, std::remove_cvref_t<U>>;
+}  // namespace detail
+
+// Appends one element, or every element of a range (LangGraph's operator.add on lists).
+struct concat {
+  template <class C, class U>
+    requires detail::appendable<C, U>
+  constexpr C operator()(C acc, U&& u) const {
+    detail::insert_back(acc, std::forward<U>(u));
+    return acc;
+  }
+  template <class C, class U>
+    requires detail::appendable<C, U>
+  static constexpr void into(C& acc, U&& u) {
+    detail::insert_back(acc, std::forward<U>(u));
+  }
+};
+
+// Appends like concat, then keeps only the last N elements.
+template <std::size_t N>
+struct keep_last {
+  template <class C, class U>
+    requires detail::appendable<C, U>
+  constexpr C operator()(C acc, U&& u) const {
+    into(acc, std::forward<U>(u));
+    return acc;
+  }
+  template <class C, class U>
+    requires detail::appendable<C, U>
+  static constexpr void into(C& acc, U&& u) {
+    detail::insert_back(acc, std::forward<U>(u));
+    if (acc.size() > N) acc.erase(acc.begin(), acc.begin() + static_cast<std::ptrdiff_t>(acc.size() - N));
+  }
+};
+
+// Inserts one element, or every element of a range, into a set-like container.
+struct set_union {
+  template <class S, class U>
+    requires std::is_constructible_v<typename S::value_type, U&&> || detail::range_of<S, std::remove_cvref_t<U>>
+  constexpr S operator()(S acc, U&& u) const {
+    into(acc, std::forward<U>(u));
+    return acc;
+  }
+  template <class S, class U>
+    requires std::is_constructible_v<typename S::value_type, U&&> || detail::range_of<S, std::remove_cvref_t<U>>
+  static constexpr void into(S& acc, U&& u) {
+    if constexpr (std::is_constructible_v<typename S::value_type, U&&>) {
+      acc.insert(typename S::value_type(std::forward<U>(u)));
+    } else {
+      acc.insert(std::begin(u), std::end(u));
+    }
+  }
+};
+
+// ---- channel wrappers ----------------------------------------------------------------
+
+enum class channel_kind { last_value, ephemeral, accumulator };
+
+namespace detail {
+// A wrapper reads like its value. For a class type it *is* its value (it derives from it),
+// so `state.messages.size()` and range-for work; for a scalar it converts to it.
+template <class T, bool = std::is_class_v<T> && !std::is_final_v<T>>
+struct channel_storage : T {
+  using T::T;
+  constexpr channel_storage() = default;
+  constexpr channel_storage(const T& v) : T(v) {}
+  constexpr channel_storage(T&& v) : T(std::move(v)) {}
+  constexpr T& value() & { return *this; }
+  constexpr const T& value() const& { return *this; }
+};
+
+template <class T>
+struct channel_storage<T, false> {
+  T stored{};
+  constexpr channel_storage() = default;
+  template <class U>
+    requires std::is_constructible_v<T, U&&>
+  constexpr channel_storage(U&& u) : stored(std::forward<U>(u)) {}
+  constexpr operator const T&() const { return stored; }
+  constexpr T& value() & { return stored; }
+  constexpr const T& value() const& { return stored; }
+  constexpr const T* operator->() const { return &stored; }
+};
+}  // namespace detail
+
+// A channel type describes itself with three members; plain fields get the same through
+// channel_traits below.
+template <class T, class Op>
+struct reduced : detail::channel_storage<T> {
+  using detail::channel_storage<T>::channel_storage;
+  using value_type = T;
+  using reducer = Op;
+  static constexpr channel_kind kind = channel_kind::accumulator;
+};
+
+template <class T>
+struct last_value : detail::channel_storage<T> {
+  using detail::channel_storage<T>::channel_storage;
+  using value_type = T;
+  using reducer = replace;
+  static constexpr channel_kind kind = channel_kind::last_value;
+};
+
+// Written in one step, readable in the next, cleared at that step's barrier.
+template <class T>
+struct ephemeral : detail::channel_storage<T> {
+  using detail::channel_storage<T>::channel_storage;
+  using value_type = T;
+  using reducer = replace;
+  static constexpr channel_kind kind = channel_kind::ephemeral;
+};
+
+template <class T>
+struct append : detail::channel_storage<std::vector<T>> {
+  using detail::channel_storage<std::vector<T>>::channel_storage;
+  using value_type = std::vector<T>;
+  using reducer = concat;
+  static constexpr channel_kind kind = channel_kind::accumulator;
+};
+
+template <class T>
+struct counter : detail::channel_storage<T> {
+  using detail::channel_storage<T>::channel_storage;
+  using value_type = T;
+  using reducer = sum;
+  static constexpr channel_kind kind = channel_kind::accumulator;
+};
+
+template <class T, std::size_t N>
+struct bounded : detail::channel_storage<std::vector<T>> {
+  static_assert(N > 0, "a bounded channel keeps at least one element");
+  using detail::channel_storage<std::vector<T>>::channel_storage;
+  using value_type = std::vector<T>;
+  using reducer = keep_last<N>;
+  static constexpr channel_kind kind = channel_kind::accumulator;
+};
+
+// ---- traits --------------------------------------------------------------------------
+
+template <class F>
+struct channel_traits {  // a plain field: last value wins
+  using value_type = F;
+  using reducer = replace;
+  static constexpr channel_kind kind = channel_kind::last_value;
+  static constexpr F& value(F& f) { return f; }
+  static constexpr const F& value(const F& f) { return f; }
+};
+
+template <class F>
+  requires requires {
+    typename F::value_type;
+    typename F::reducer;
+    F::kind;
+  }
+struct channel_traits<F> {
+  using value_type = typename F::value_type;
+  using reducer = typename F::reducer;
+  static constexpr channel_kind kind = F::kind;
+  static constexpr value_type& value(F& f) { return f.value(); }
+  static constexpr const value_type& value(const F& f) { return f.value(); }
+};
+
+// Can a channel of field type F take a write of type U?
+template <class F, class U>
+concept accepts_write = std::is_invocable_v<typename channel_traits<F>::reducer,
+                                            typename channel_traits<F>::value_type, U>;
+
+// Folds one write into a channel, in place when the reducer can.
+template <class F, class U>
+constexpr void reduce_into(F& field, U&& u) {
+  using tr = channel_traits<F>;
+  using op = typename tr::reducer;
+  auto& acc = tr::value(field);
+  if constexpr (requires { op::into(acc, std::forward<U>(u)); }) {
+    op::into(acc, std::forward<U>(u));
+  } else {
+    acc = op{}(std::move(acc), std::forward<U>(u));
+  }
+}
+
+}  // namespace stategraph

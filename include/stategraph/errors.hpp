@@ -1,0 +1,84 @@
+// Every error the library throws derives from sg::error and says what, where and why.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stategraph {
+
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A run needed more supersteps than its recursion_limit allows.
+class recursion_limit_error : public error {
+ public:
+  recursion_limit_error(std::size_t limit, std::size_t step, std::vector<std::string_view> active)
+      : error(message(limit, step, active)), limit_(limit), step_(step), active_(std::move(active)) {}
+
+  std::size_t limit() const noexcept { return limit_; }
+  std::size_t step() const noexcept { return step_; }  // the step that would have run
+  const std::vector<std::string_view>& active_nodes() const noexcept { return active_; }
+
+ private:
+  static std::string message(std::size_t limit, std::size_t step, const std::vector<std::string_view>& active) {
+    std::string m = "stategraph: recursion limit of " + std::to_string(limit) +
+                    " supersteps reached before step " + std::to_string(step) + "; still active:";
+    for (auto n : active) m.append(" ").append(n);
+    return m + " (raise it with run_config::recursion_limit)";
+  }
+  std::size_t limit_, step_;
+  std::vector<std::string_view> active_;
+};
+
+// A node threw: its step failed and the state stays as it was at the start of that step.
+class node_error : public error {
+ public:
+  node_error(std::string_view node, std::size_t step, std::exception_ptr cause)
+      : error(message(node, step, cause)), node_(node), step_(step), cause_(std::move(cause)) {}
+
+  std::string_view node() const noexcept { return node_; }
+  std::size_t step() const noexcept { return step_; }
+  const std::exception_ptr& cause() const noexcept { return cause_; }
+  [[noreturn]] void rethrow_cause() const { std::rethrow_exception(cause_); }
+
+ private:
+  static std::string message(std::string_view node, std::size_t step, const std::exception_ptr& cause) {
+    std::string why = "an exception not derived from std::exception";
+    try {
+      std::rethrow_exception(cause);
+    } catch (const std::exception& e) {
+      why = e.what();
+    } catch (...) {
+    }
+    return "stategraph: node '" + std::string(node) + "' failed in step " + std::to_string(step) + ": " + why;
+  }
+  std::string_view node_;
+  std::size_t step_;
+  std::exception_ptr cause_;
+};
+
+// Two writes to one last-value channel in one step, found at run time. The compiler
+// refuses such graphs (SG008) whenever its analysis of the graph completes; this is the
+// guard for graphs too large for that analysis.
+class invalid_update_error : public error {
+ public:
+  invalid_update_error(std::string_view channel, std::size_t step)
+      : error("stategraph: channel '" + std::string(channel) + "' is a last-value channel and received " +
+              "more than one write in step " + std::to_string(step) + "; give it a reducer"),
+        channel_(channel),
+        step_(step) {}
+  std::string_view channel() const noexcept { return channel_; }
+  std::size_t step() const noexcept { return step_; }
+
+ private:
+  std::string_view channel_;
+  std::size_t step_;
+};
+
+}  // namespace stategraph

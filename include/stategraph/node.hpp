@@ -1,0 +1,306 @@
+// What a node declares and what it returns (contract §2): reads/writes/stage, the view
+// it reads through, patches, go/to for routers, commands and sends, lambda nodes.
+#pragma once
+
+#include <stategraph/channels.hpp>
+#include <stategraph/detail/meta.hpp>
+#include <stategraph/schema.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace stategraph {
+
+// ---- declarations --------------------------------------------------------------------
+
+template <auto... Channels>
+struct reads {
+  using list = detail::mp_list<detail::value_t<Channels>...>;
+};
+template <auto... Channels>
+struct writes {
+  using list = detail::mp_list<detail::value_t<Channels>...>;
+};
+template <auto... Channels>
+struct subscribes {
+  using list = detail::mp_list<detail::value_t<Channels>...>;
+};
+template <class... Nodes>
+struct goes {
+  using list = detail::mp_list<Nodes...>;
+};
+template <class... Nodes>
+struct sends {
+  using list = detail::mp_list<Nodes...>;
+};
+
+struct any_stage {};  // the stage of a node that declares none
+
+// The pseudo-nodes where a run starts and ends.
+struct start {
+  static constexpr std::string_view name = "__start__";
+};
+struct end {
+  static constexpr std::string_view name = "__end__";
+};
+
+// ---- rule SG001: reading outside `reads` ---------------------------------------------
+
+namespace rules {
+template <auto Channel, class Reads>
+struct SG001_reads_undeclared_channel {
+  static_assert(detail::always_false<Reads>,
+                "SG001: a node or router reads a channel outside its `reads`; add it to `reads` "
+                "(the channel is the first template argument of this class)");
+};
+}  // namespace rules
+
+// ---- view: read-only access to exactly the declared channels ------------------------
+
+template <class State, class Reads>
+class view;
+
+template <class State, auto... Channels>
+class view<State, reads<Channels...>> {
+ public:
+  using state_type = State;
+  using reads_type = reads<Channels...>;
+
+  constexpr explicit view(const State& s) noexcept : state_(&s) {}
+
+  // The value of a declared channel, as its value type (a wrapper's value, a plain field).
+  template <auto Channel>
+  constexpr decltype(auto) get() const noexcept {
+    if constexpr (!detail::contains<detail::value_t<Channel>, typename reads_type::list>) {
+      (void)rules::SG001_reads_undeclared_channel<Channel, reads_type>{};
+      return 0;
+    } else {
+      return channel_traits<field_of<Channel>>::value(state_->*Channel);
+    }
+  }
+
+ private:
+  const State* state_;
+};
+
+// ---- patches ---------------------------------------------------------------------------
+
+template <auto Channel, class V, bool Optional = false>
+struct entry {
+  static constexpr auto channel = Channel;
+  using value_type = V;
+  V value;
+  static constexpr bool present() { return true; }
+  V&& take() { return std::move(value); }
+};
+template <auto Channel, class V>
+struct entry<Channel, V, true> {
+  static constexpr auto channel = Channel;
+  using value_type = V;
+  std::optional<V> value;
+  bool present() const { return value.has_value(); }
+  V&& take() { return std::move(*value); }
+};
+
+// A partial update: one entry per write, applied in order through each channel's reducer.
+template <class... Entries>
+struct patch {
+  std::tuple<Entries...> entries;
+
+  template <class... Others>
+  friend constexpr patch<Entries..., Others...> operator|(patch&& a, patch<Others...>&& b) {
+    return {std::tuple_cat(std::move(a.entries), std::move(b.entries))};
+  }
+};
+
+// `write<&State::x>(v)`: a patch of one entry. Whether the channel can take v is checked
+// where the graph is compiled (SG004), where the node that wrote it is known.
+template <auto Channel, class V>
+constexpr patch<entry<Channel, std::decay_t<V>>> write(V&& v) {
+  return {{entry<Channel, std::decay_t<V>>{std::forward<V>(v)}}};
+}
+// A write that may not happen: an empty optional changes nothing.
+template <auto Channel, class V>
+constexpr patch<entry<Channel, V, true>> maybe_write(std::optional<V> v) {
+  return {{entry<Channel, V, true>{std::move(v)}}};
+}
+
+// ---- routing: go<...>, to<T>, command, send --------------------------------------------
+
+namespace rules {
+template <class Target, class... Declared>
+struct SG010_returns_undeclared_target {
+  static_assert(detail::always_false<Target>,
+                "SG010: a router or command returns a target it did not declare in its "
+                "sg::go<...> (first argument: the target; the rest: what was declared)");
+};
+}  // namespace rules
+
+template <class T>
+struct target {
+  using type = T;
+};
+template <class T>
+inline constexpr target<T> to{};
+
+// One of the declared targets, chosen at run time.
+template <class... Ts>
+class go {
+ public:
+  using targets = detail::mp_list<Ts...>;
+  static_assert(sizeof...(Ts) > 0 && sizeof...(Ts) < 64, "sg::go takes 1 to 63 targets");
+
+  template <class T>
+  constexpr go(target<T>) noexcept : index_(static_cast<std::uint8_t>(detail::index_in<T, targets>)) {
+    if constexpr (!detail::contains<T, targets>) (void)rules::SG010_returns_undeclared_target<T, Ts...>{};
+  }
+  template <class... Us>
+    requires(detail::contains<Us, targets> && ...)
+  constexpr go(go<Us...> other) noexcept : index_(0) {
+    constexpr std::uint8_t map[] = {static_cast<std::uint8_t>(detail::index_in<Us, targets>)...};
+    index_ = map[other.index()];
+  }
+  constexpr std::size_t index() const noexcept { return index_; }
+  constexpr std::uint64_t mask() const noexcept { return std::uint64_t{1} << index_; }
+  template <class T>
+  constexpr bool is() const noexcept {
+    return index_ == detail::index_in<T, targets>;
+  }
+
+ private:
+  std::uint8_t index_;
+};
+
+// Any subset of the declared targets, all of which run in the next step.
+template <class... Ts>
+class go_all {
+ public:
+  using targets = detail::mp_list<Ts...>;
+  static_assert(sizeof...(Ts) < 64, "sg::go_all takes at most 63 targets");
+
+  constexpr go_all() noexcept = default;
+  template <class... Us>
+  constexpr go_all(target<Us>... chosen) noexcept {
+    (add(chosen), ...);
+  }
+  template <class T>
+  constexpr go_all& add(target<T>) noexcept {
+    if constexpr (!detail::contains<T, targets>) (void)rules::SG010_returns_undeclared_target<T, Ts...>{};
+    else mask_ |= std::uint64_t{1} << detail::index_in<T, targets>;
+    return *this;
+  }
+  constexpr std::uint64_t mask() const noexcept { return mask_; }
+  template <class T>
+  constexpr bool has() const noexcept {
+    return (mask_ >> detail::index_in<T, targets>) & 1u;
+  }
+
+ private:
+  std::uint64_t mask_ = 0;
+};
+
+template <class T>
+struct is_go : std::false_type {};
+template <class... Ts>
+struct is_go<go<Ts...>> : std::true_type {};
+template <class... Ts>
+struct is_go<go_all<Ts...>> : std::true_type {};
+
+// An update together with goto targets (in addition to the node's static edges).
+template <class Patch, class Go>
+struct command {
+  Patch update;
+  Go next;
+};
+template <class Patch, class T>
+command(Patch, target<T>) -> command<Patch, go<T>>;
+template <class Patch, class... Ts>
+command(Patch, go<Ts...>) -> command<Patch, go<Ts...>>;
+template <class Patch, class... Ts>
+command(Patch, go_all<Ts...>) -> command<Patch, go_all<Ts...>>;
+
+// One task for Target in the next step, with payload as its input.
+template <class Target, class Payload>
+struct send_to {
+  using target_type = Target;
+  Payload payload;
+};
+template <class Target, class Payload>
+constexpr send_to<Target, std::decay_t<Payload>> send(Payload&& p) {
+  return {std::forward<Payload>(p)};
+}
+
+// ---- lambda nodes ------------------------------------------------------------------------
+
+template <class Tag, class Stage, class Reads, class Writes, class F>
+struct lambda_node {
+  using tag = Tag;
+  using stage = Stage;
+  using reads = Reads;
+  using writes = Writes;
+  static constexpr std::string_view name = detail::type_name<Tag>();
+  F fn;
+
+  template <class... Args>
+  constexpr decltype(auto) operator()(Args&&... args) const {
+    return fn(std::forward<Args>(args)...);
+  }
+};
+
+// `sg::node<classify_tag, anchor_plan, sg::reads<...>, sg::writes<...>>(lambda)`: the graph
+// names the tag; sg::compile binds the tag to this callable.
+template <class Tag, class Stage = any_stage, class Reads = reads<>, class Writes = writes<>, class F>
+constexpr lambda_node<Tag, Stage, Reads, Writes, std::decay_t<F>> node(F&& f) {
+  return {std::forward<F>(f)};
+}
+
+// ---- what the library reads off a node type -----------------------------------------------
+
+namespace detail {
+#define STATEGRAPH_MEMBER_TYPE_OR(trait, member, expr)                     \
+  template <class N, class Default>                                       \
+  struct trait {                                                          \
+    using type = Default;                                                 \
+  };                                                                      \
+  template <class N, class Default>                                       \
+    requires requires { typename N::member; }                             \
+  struct trait<N, Default> {                                              \
+    using type = expr;                                                    \
+  };
+STATEGRAPH_MEMBER_TYPE_OR(stage_or, stage, typename N::stage)
+STATEGRAPH_MEMBER_TYPE_OR(reads_or, reads, typename N::reads)
+STATEGRAPH_MEMBER_TYPE_OR(writes_or, writes, typename N::writes)
+STATEGRAPH_MEMBER_TYPE_OR(goes_or, goes, typename N::goes::list)
+STATEGRAPH_MEMBER_TYPE_OR(sends_or, sends, typename N::sends::list)
+STATEGRAPH_MEMBER_TYPE_OR(subscribes_or, subscribes, typename N::subscribes::list)
+STATEGRAPH_MEMBER_TYPE_OR(seam_or, seam, typename N::seam)
+#undef STATEGRAPH_MEMBER_TYPE_OR
+
+template <class N>
+constexpr std::string_view node_name() {
+  if constexpr (requires { N::name; }) return std::string_view(N::name);
+  else return type_name<N>();
+}
+}  // namespace detail
+
+template <class N>
+struct node_traits {
+  static constexpr std::string_view name = detail::node_name<N>();
+  using stage = typename detail::stage_or<N, any_stage>::type;
+  using reads_type = typename detail::reads_or<N, reads<>>::type;
+  using writes_type = typename detail::writes_or<N, writes<>>::type;
+  using goes_list = typename detail::goes_or<N, detail::mp_list<>>::type;
+  using sends_list = typename detail::sends_or<N, detail::mp_list<>>::type;
+  using subscribes_list = typename detail::subscribes_or<N, detail::mp_list<>>::type;
+  using seam = typename detail::seam_or<N, void>::type;
+  static constexpr bool declares_reads = requires { typename N::reads; };
+  static constexpr bool declares_writes = requires { typename N::writes; };
+  static constexpr bool declares_subscribes = requires { typename N::subscribes; };
+};
+
+}  // namespace stategraph

@@ -1,0 +1,560 @@
+// Every compile-time rule of contract §5: a constexpr predicate, then a diagnostic — a
+// class template whose name states the problem and whose arguments name the offending
+// nodes, stages and channels. sg::compile checks the rules in a fixed order and stops at
+// the first family that fails, so one mistake gives one short message.
+#pragma once
+
+#include <stategraph/channels.hpp>
+#include <stategraph/detail/meta.hpp>
+#include <stategraph/graph.hpp>
+#include <stategraph/lattice.hpp>
+#include <stategraph/node.hpp>
+#include <stategraph/schedule.hpp>
+#include <stategraph/schema.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace stategraph {
+
+// ---- what a node returns, normalised ------------------------------------------------------
+
+namespace detail {
+template <class R>
+struct result_kind {
+  static constexpr bool supported = false;
+  using patch_type = void;
+  using go_type = void;
+};
+template <>
+struct result_kind<void> {
+  static constexpr bool supported = true;
+  using patch_type = patch<>;
+  using go_type = void;
+};
+template <class... E>
+struct result_kind<patch<E...>> {
+  static constexpr bool supported = true;
+  using patch_type = patch<E...>;
+  using go_type = void;
+};
+template <class P, class G>
+struct result_kind<command<P, G>> {
+  static constexpr bool supported = result_kind<P>::supported && is_go<G>::value;
+  using patch_type = P;
+  using go_type = G;
+};
+
+template <class N, class S>
+using node_view_t = view<S, typename node_traits<N>::reads_type>;
+
+template <class N, class S, class Ctx>
+constexpr bool callable_with() {
+  if constexpr (std::is_same_v<Ctx, no_context>) return std::is_invocable_v<const N&, node_view_t<N, S>>;
+  else return std::is_invocable_v<const N&, node_view_t<N, S>, Ctx&> || std::is_invocable_v<const N&, node_view_t<N, S>>;
+}
+
+// The result of calling node N with its view (and the context, when it takes one).
+template <class N, class S, class Ctx>
+struct call_result {
+  using type = void;
+  static constexpr bool callable = false;
+};
+template <class N, class S, class Ctx>
+  requires(callable_with<N, S, Ctx>())
+struct call_result<N, S, Ctx> {
+  static constexpr bool callable = true;
+  static constexpr bool with_context =
+      !std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, node_view_t<N, S>, Ctx&>;
+  using type = std::remove_cvref_t<typename std::conditional_t<
+      with_context, std::invoke_result<const N&, node_view_t<N, S>, Ctx&>,
+      std::invoke_result<const N&, node_view_t<N, S>>>::type>;
+};
+
+template <class T>
+concept node_like = std::is_class_v<T> && !is_pseudo<T> &&
+                    (requires { &T::operator(); } || requires { typename T::reads; } ||
+                     requires { typename T::writes; } || requires { typename T::tag; });
+
+template <class Entry>
+using entry_channel = value_t<Entry::channel>;
+}  // namespace detail
+
+namespace rules {
+
+// ---- diagnostics: the class name is the message ----------------------------------------
+#define STATEGRAPH_DIAGNOSTIC(name, params, first, text)              \
+  template <params>                                                  \
+  struct name {                                                      \
+    static_assert(detail::always_false<first>, text);                \
+  };
+#define STATEGRAPH_P(...) __VA_ARGS__
+
+STATEGRAPH_DIAGNOSTIC(SG002_node_writes_undeclared_channel, STATEGRAPH_P(class Node, auto Channel), Node,
+                      "SG002: the node's patch writes a channel outside its `writes`")
+STATEGRAPH_DIAGNOSTIC(SG003_channel_is_not_in_the_graph_state, STATEGRAPH_P(class Node, auto Channel, class State),
+                      Node, "SG003: `reads`/`writes`/`subscribes` names a member of another struct than the graph's state")
+STATEGRAPH_DIAGNOSTIC(SG004_written_value_does_not_convert, STATEGRAPH_P(class Node, auto Channel, class Value), Node,
+                      "SG004: the value written does not convert to what the channel's reducer accepts")
+STATEGRAPH_DIAGNOSTIC(SG005_edge_names_something_that_is_not_a_node, STATEGRAPH_P(class From, class To), From,
+                      "SG005: an edge, branch or join names something that is not a node "
+                      "(or start as a target, or end as a source)")
+STATEGRAPH_DIAGNOSTIC(SG005_edge_declared_twice, STATEGRAPH_P(class From, class To), From,
+                      "SG005: the same edge is declared twice")
+STATEGRAPH_DIAGNOSTIC(SG005_target_is_not_a_node_of_the_graph, STATEGRAPH_P(class Node, class Target), Node,
+                      "SG005: a `goes`/`sends` target is not a node of the graph")
+STATEGRAPH_DIAGNOSTIC(SG006_edge_crosses_the_lattice, STATEGRAPH_P(class From, class To, class FromStage, class ToStage),
+                      From, "SG006: an edge goes from one stage to another in a direction the lattice does not allow")
+STATEGRAPH_DIAGNOSTIC(SG007_singleton_stage_holds_more_than_one_node,
+                      STATEGRAPH_P(class Stage, class FirstNode, class SecondNode), Stage,
+                      "SG007: a singleton stage holds more than one node")
+STATEGRAPH_DIAGNOSTIC(SG008_nodes_that_run_together_write_one_last_value_channel,
+                      STATEGRAPH_P(auto Channel, class FirstNode, class SecondNode), FirstNode,
+                      "SG008: two nodes that can run in the same superstep both write one last-value channel; "
+                      "give the channel a reducer or separate the nodes")
+STATEGRAPH_DIAGNOSTIC(SG009_node_is_unreachable_from_start, STATEGRAPH_P(class Node), Node,
+                      "SG009: no path leads from start to this node")
+STATEGRAPH_DIAGNOSTIC(SG009_node_cannot_reach_end, STATEGRAPH_P(class Node), Node,
+                      "SG009: no path leads from this node to end")
+STATEGRAPH_DIAGNOSTIC(SG010_command_goes_to_undeclared_target, STATEGRAPH_P(class Node, class Target), Node,
+                      "SG010: the node's command can go to a target missing from its `goes`")
+STATEGRAPH_DIAGNOSTIC(SG011_call_operator_does_not_accept_the_view, STATEGRAPH_P(class Node, class View), Node,
+                      "SG011: the node's call operator does not accept its view (sg::view<State, reads>)")
+STATEGRAPH_DIAGNOSTIC(SG011_node_returns_unsupported_type, STATEGRAPH_P(class Node, class Result), Node,
+                      "SG011: a node returns sg::patch, sg::command, sends or void; a router returns sg::go "
+                      "or sg::go_all")
+#undef STATEGRAPH_P
+#undef STATEGRAPH_DIAGNOSTIC
+
+// ---- per node: SG003, SG011, SG002, SG004, SG010, SG005 (targets) --------------------------
+
+namespace detail {
+using boost::mp11::mp_at_c;
+using boost::mp11::mp_find_if_q;
+using boost::mp11::mp_size;
+
+template <class S>
+struct foreign_channel {
+  template <class V>
+  using fn = std::bool_constant<!std::is_same_v<state_of<V::value>, S>>;
+};
+template <class Writes>
+struct undeclared_write {
+  template <class E>
+  using fn = std::bool_constant<!stategraph::detail::contains<stategraph::detail::entry_channel<E>, Writes>>;
+};
+struct unconvertible_write {
+  template <class E>
+  using fn = std::bool_constant<!accepts_write<field_of<E::channel>, typename E::value_type&&>>;
+};
+template <class Allowed>
+struct not_in {
+  template <class T>
+  using fn = std::bool_constant<!stategraph::detail::contains<T, Allowed>>;
+};
+}  // namespace detail
+
+template <class S, class Name, class N>
+constexpr bool check_channels_belong() {
+  using tr = node_traits<N>;
+  using all = boost::mp11::mp_append<typename tr::reads_type::list, typename tr::writes_type::list,
+                                     typename tr::subscribes_list>;
+  constexpr std::size_t bad = detail::mp_find_if_q<all, detail::foreign_channel<S>>::value;
+  if constexpr (bad < detail::mp_size<all>::value) {
+    (void)SG003_channel_is_not_in_the_graph_state<Name, detail::mp_at_c<all, bad>::value, S>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
+template <class S, class Name, class N, class Ctx>
+constexpr bool check_call() {
+  using call = stategraph::detail::call_result<N, S, Ctx>;
+  if constexpr (!call::callable) {
+    (void)SG011_call_operator_does_not_accept_the_view<Name, stategraph::detail::node_view_t<N, S>>{};
+    return false;
+  } else if constexpr (!stategraph::detail::result_kind<typename call::type>::supported) {
+    (void)SG011_node_returns_unsupported_type<Name, typename call::type>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
+// What the node returns against what it declared: SG002, SG004, SG010.
+template <class S, class Name, class N, class Ctx>
+constexpr bool check_result() {
+  using tr = node_traits<N>;
+  using result = stategraph::detail::result_kind<typename stategraph::detail::call_result<N, S, Ctx>::type>;
+  using entries = boost::mp11::mp_rename<typename result::patch_type, stategraph::detail::mp_list>;
+  constexpr std::size_t undeclared =
+      detail::mp_find_if_q<entries, detail::undeclared_write<typename tr::writes_type::list>>::value;
+  constexpr std::size_t unconvertible = detail::mp_find_if_q<entries, detail::unconvertible_write>::value;
+  using targets = typename stategraph::detail::go_targets<typename result::go_type>::type;
+  constexpr std::size_t stray = detail::mp_find_if_q<targets, detail::not_in<typename tr::goes_list>>::value;
+  if constexpr (undeclared < detail::mp_size<entries>::value) {
+    (void)SG002_node_writes_undeclared_channel<Name, detail::mp_at_c<entries, undeclared>::channel>{};
+    return false;
+  } else if constexpr (unconvertible < detail::mp_size<entries>::value) {
+    using E = detail::mp_at_c<entries, unconvertible>;
+    (void)SG004_written_value_does_not_convert<Name, E::channel, typename E::value_type>{};
+    return false;
+  } else if constexpr (stray < detail::mp_size<targets>::value) {
+    (void)SG010_command_goes_to_undeclared_target<Name, detail::mp_at_c<targets, stray>>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
+// Every `goes`/`sends` target is a node of the graph (or end, for goes).
+template <class Name, class N, class Names>
+constexpr bool check_targets() {
+  using tr = node_traits<N>;
+  using targets = boost::mp11::mp_append<typename tr::goes_list, typename tr::sends_list>;
+  using allowed = boost::mp11::mp_push_back<Names, end>;
+  constexpr std::size_t bad = detail::mp_find_if_q<targets, detail::not_in<allowed>>::value;
+  if constexpr (bad < detail::mp_size<targets>::value) {
+    (void)SG005_target_is_not_a_node_of_the_graph<Name, detail::mp_at_c<targets, bad>>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
+template <class A, std::size_t I, class Ctx>
+constexpr bool check_node() {
+  using S = typename A::state_type;
+  using Name = detail::mp_at_c<typename A::names, I>;
+  using N = typename A::template node<I>;
+  if constexpr (!check_channels_belong<S, Name, N>()) return false;
+  else if constexpr (!check_targets<Name, N, typename A::names>()) return false;
+  else if constexpr (!check_call<S, Name, N, Ctx>()) return false;
+  else return check_result<S, Name, N, Ctx>();
+}
+
+template <class A, std::size_t B>
+constexpr bool check_router() {
+  using S = typename A::state_type;
+  using parts = typename A::template branch_parts<typename A::template branch_at<B>>;
+  using R = typename parts::router;
+  if constexpr (!check_channels_belong<S, R, R>()) return false;
+  else if constexpr (!is_go<typename parts::go_type>::value) {
+    (void)SG011_node_returns_unsupported_type<R, typename parts::go_type>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
+// ---- per element: SG005 (edges) -------------------------------------------------------------
+
+namespace detail {
+template <class E>
+struct element_ok : std::true_type {};
+template <class A, class B>
+struct element_ok<edge<A, B>>
+    : std::bool_constant<(std::is_same_v<A, start> || stategraph::detail::node_like<A>) &&
+                         (std::is_same_v<B, end> || stategraph::detail::node_like<B>)> {};
+template <class Src, class R>
+struct element_ok<branch<Src, R>> : std::bool_constant<stategraph::detail::node_like<Src>> {};
+template <class T, class... Ss>
+struct element_ok<join<T, Ss...>>
+    : std::bool_constant<stategraph::detail::node_like<T> && (stategraph::detail::node_like<Ss> && ...)> {};
+
+template <class E>
+struct element_ends {
+  using from = E;
+  using to = E;
+};
+template <class A, class B>
+struct element_ends<edge<A, B>> {
+  using from = A;
+  using to = B;
+};
+template <class Src, class R>
+struct element_ends<branch<Src, R>> {
+  using from = Src;
+  using to = R;
+};
+template <class T, class... Ss>
+struct element_ends<join<T, Ss...>> {
+  using from = boost::mp11::mp_front<boost::mp11::mp_list<Ss...>>;
+  using to = T;
+};
+template <class E>
+using element_bad = std::bool_constant<!element_ok<E>::value>;
+}  // namespace detail
+
+template <class G>
+constexpr bool check_elements() {
+  using elements = typename G::elements;
+  constexpr std::size_t bad = boost::mp11::mp_find_if<elements, detail::element_bad>::value;
+  using unique = boost::mp11::mp_unique<elements>;
+  if constexpr (bad < detail::mp_size<elements>::value) {
+    using ends = detail::element_ends<detail::mp_at_c<elements, bad>>;
+    (void)SG005_edge_names_something_that_is_not_a_node<typename ends::from, typename ends::to>{};
+    return false;
+  } else if constexpr (detail::mp_size<unique>::value != detail::mp_size<elements>::value) {
+    // the first element that appears again later
+    constexpr std::size_t dup = [] {
+      std::size_t found = 0, i = 0;
+      bool done = false;
+      boost::mp11::mp_for_each<boost::mp11::mp_iota_c<detail::mp_size<elements>::value>>([&](auto k) {
+        using E = detail::mp_at_c<elements, decltype(k)::value>;
+        if (!done && boost::mp11::mp_find<elements, E>::value != decltype(k)::value) {
+          found = i;
+          done = true;
+        }
+        ++i;
+      });
+      return found;
+    }();
+    using ends = detail::element_ends<detail::mp_at_c<elements, dup>>;
+    (void)SG005_edge_declared_twice<typename ends::from, typename ends::to>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
+// ---- the whole graph: SG006, SG007, SG009, SG008 --------------------------------------------
+
+template <class A>
+struct graph_facts {
+  using S = typename A::state_type;
+  using L = typename A::lattice_type;
+  static constexpr std::size_t n = A::size;
+  template <class N>
+  using stage_of = typename node_traits<N>::stage;
+  using stages = boost::mp11::mp_unique<boost::mp11::mp_transform<stage_of, typename A::nodes>>;
+  static constexpr std::size_t k = detail::mp_size<stages>::value;
+
+  static constexpr std::array<std::size_t, n> stage_index = [] {
+    std::array<std::size_t, n> out{};
+    stategraph::detail::for_each_index<n>([&]<std::size_t I>() {
+      out[I] = boost::mp11::mp_find<stages, stage_of<typename A::template node<I>>>::value;
+    });
+    return out;
+  }();
+  static constexpr std::array<std::array<bool, k>, k> allowed = [] {
+    std::array<std::array<bool, k>, k> out{};
+    stategraph::detail::for_each_index<k>([&]<std::size_t X>() {
+      stategraph::detail::for_each_index<k>([&]<std::size_t Y>() {
+        out[X][Y] = allows_transition<L, detail::mp_at_c<stages, X>, detail::mp_at_c<stages, Y>>();
+      });
+    });
+    return out;
+  }();
+
+  // Every node-to-node hand-over a run can make: edges, branches, joins, goes, sends.
+  static constexpr std::array<typename A::set, n> next = [] {
+    std::array<typename A::set, n> out{};
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = A::table.successors[i];
+      out[i] |= A::table.goes[i];
+      out[i] |= A::table.sends[i];
+    }
+    for (auto& row : A::table.join_rows)
+      for (std::size_t i = 0; i < n; ++i)
+        if (row.sources.test(i) && row.into < n) out[i].set(row.into);
+    stategraph::detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
+      constexpr std::size_t src = A::template branch_source<B>;
+      if constexpr (src < n)
+        for (auto t : A::template branch_targets<B>)
+          if (t < n) out[src].set(t);
+    });
+    return out;
+  }();
+  static constexpr std::array<bool, n> ends = [] {
+    std::array<bool, n> out{};
+    for (std::size_t i = 0; i < n; ++i) out[i] = A::table.to_end[i] || A::table.goes_end[i];
+    stategraph::detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
+      constexpr std::size_t src = A::template branch_source<B>;
+      if constexpr (src < n)
+        for (auto t : A::template branch_targets<B>)
+          if (t == stategraph::detail::none) out[src] = true;
+    });
+    return out;
+  }();
+
+  struct pair {
+    std::size_t from = n, to = n;
+  };
+  static constexpr pair crossing = [] {
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        if (next[i].test(j) && !allowed[stage_index[i]][stage_index[j]]) return pair{i, j};
+    return pair{};
+  }();
+
+  struct crowded {
+    std::size_t stage = k, first = n, second = n;
+  };
+  static constexpr crowded crowded_singleton = [] {
+    crowded c{};
+    stategraph::detail::for_each_index<k>([&]<std::size_t X>() {
+      if (c.stage != k || !is_singleton_stage<L, detail::mp_at_c<stages, X>>()) return;
+      std::size_t first = n;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (stage_index[i] != X) continue;
+        if (first == n) first = i;
+        else {
+          c = {X, first, i};
+          return;
+        }
+      }
+    });
+    return c;
+  }();
+
+  static constexpr std::size_t unreachable = [] {
+    typename A::set seen = A::table.from_start;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (std::size_t i = 0; i < n; ++i)
+        if (seen.test(i)) {
+          auto before = seen;
+          seen |= next[i];
+          grew = grew || !(before == seen);
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      if (!seen.test(i)) return i;
+    return n;
+  }();
+  static constexpr std::size_t dead_end = [] {
+    std::array<bool, n> reaches = ends;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n && !reaches[i]; ++j)
+          if (next[i].test(j) && reaches[j]) reaches[i] = grew = true;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      if (!reaches[i]) return i;
+    return n;
+  }();
+
+  // SG008: the last-value channels each node declares it writes, by channel index.
+  static constexpr std::size_t c = channel_count<S>;
+  using channel_set = stategraph::detail::node_set<c>;
+  template <class V>
+  static constexpr bool is_last_value_channel =
+      channel_traits<field_of<V::value>>::kind != channel_kind::accumulator;
+  static constexpr std::array<channel_set, n> last_value_writes = [] {
+    std::array<channel_set, n> out{};
+    stategraph::detail::for_each_index<n>([&]<std::size_t I>() {
+      using list = typename node_traits<typename A::template node<I>>::writes_type::list;
+      boost::mp11::mp_for_each<list>([&]<class V>(V) {
+        if constexpr (std::is_same_v<state_of<V::value>, S>)
+          if constexpr (is_last_value_channel<V>) out[I].set(channel_index<S, V::value>());
+      });
+    });
+    return out;
+  }();
+  static constexpr bool conflict_possible = [] {
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = i + 1; j < n; ++j)
+        if (last_value_writes[i].intersects(last_value_writes[j])) return true;
+      for (std::size_t t = 0; t < n; ++t)  // a send target may run many times in one step
+        if (A::table.sends[t].test(i) && last_value_writes[i].any()) return true;
+    }
+    return false;
+  }();
+  struct conflict {
+    std::size_t first = n, second = n, channel = c;
+  };
+  static constexpr conflict last_value_conflict = [] {
+    if constexpr (!conflict_possible) {
+      return conflict{};
+    } else {
+      constexpr auto& together = A::may_run_together;
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t t = 0; t < n; ++t)
+          if (A::table.sends[t].test(i) && last_value_writes[i].any())
+            for (std::size_t ch = 0; ch < c; ++ch)
+              if (last_value_writes[i].test(ch)) return conflict{i, i, ch};
+        for (std::size_t j = i + 1; j < n; ++j) {
+          if (!together.with[i].test(j)) continue;
+          for (std::size_t ch = 0; ch < c; ++ch)
+            if (last_value_writes[i].test(ch) && last_value_writes[j].test(ch)) return conflict{i, j, ch};
+        }
+      }
+      return conflict{};
+    }
+  }();
+};
+
+template <class A>
+constexpr bool check_graph() {
+  using F = graph_facts<A>;
+  using names = typename A::names;
+  if constexpr (F::crossing.from < F::n) {
+    constexpr auto p = F::crossing;
+    (void)SG006_edge_crosses_the_lattice<detail::mp_at_c<names, p.from>, detail::mp_at_c<names, p.to>,
+                                         detail::mp_at_c<typename F::stages, F::stage_index[p.from]>,
+                                         detail::mp_at_c<typename F::stages, F::stage_index[p.to]>>{};
+    return false;
+  } else if constexpr (F::crowded_singleton.stage < F::k) {
+    constexpr auto c = F::crowded_singleton;
+    (void)SG007_singleton_stage_holds_more_than_one_node<detail::mp_at_c<typename F::stages, c.stage>,
+                                                         detail::mp_at_c<names, c.first>,
+                                                         detail::mp_at_c<names, c.second>>{};
+    return false;
+  } else if constexpr (F::unreachable < F::n) {
+    (void)SG009_node_is_unreachable_from_start<detail::mp_at_c<names, F::unreachable>>{};
+    return false;
+  } else if constexpr (F::dead_end < F::n) {
+    (void)SG009_node_cannot_reach_end<detail::mp_at_c<names, F::dead_end>>{};
+    return false;
+  } else if constexpr (F::last_value_conflict.first < F::n) {
+    constexpr auto c = F::last_value_conflict;
+    using writes = typename node_traits<typename A::template node<c.first>>::writes_type::list;
+    constexpr std::size_t pos = [] {
+      std::size_t at = 0, i = 0;
+      boost::mp11::mp_for_each<writes>([&]<class V>(V) {
+        if constexpr (std::is_same_v<state_of<V::value>, typename F::S>)
+          if (channel_index<typename F::S, V::value>() == c.channel) at = i;
+        ++i;
+      });
+      return at;
+    }();
+    (void)SG008_nodes_that_run_together_write_one_last_value_channel<
+        detail::mp_at_c<writes, pos>::value, detail::mp_at_c<names, c.first>, detail::mp_at_c<names, c.second>>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
+// All rules, in the order that keeps one mistake to one message.
+template <class G, class A, class Ctx = stategraph::detail::no_context>
+constexpr bool check_all() {
+  if constexpr (!check_elements<G>()) {
+    return false;
+  } else {
+    constexpr bool routers_ok = [] {
+      bool ok = true;
+      stategraph::detail::for_each_index<A::branch_count>([&]<std::size_t B>() { ok = ok && check_router<A, B>(); });
+      return ok;
+    }();
+    if constexpr (!routers_ok) {
+      return false;
+    } else {
+      constexpr bool nodes_ok = [] {
+        bool ok = true;
+        stategraph::detail::for_each_index<A::size>([&]<std::size_t I>() { ok = ok && check_node<A, I, Ctx>(); });
+        return ok;
+      }();
+      if constexpr (!nodes_ok) return false;
+      else return check_graph<A>();
+    }
+  }
+}
+
+}  // namespace rules
+}  // namespace stategraph

@@ -1,0 +1,112 @@
+// Reflection of the state struct: channel count, the index of a member pointer, and each
+// channel's name, all at compile time, with Boost.PFR and no registration.
+#pragma once
+
+#include <stategraph/channels.hpp>
+#include <stategraph/detail/meta.hpp>
+
+#include <boost/pfr/core.hpp>
+#include <boost/pfr/tuple_size.hpp>
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+
+// The fake object below is declared and never defined on purpose.
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wundefined-var-template"
+#endif
+
+namespace stategraph {
+
+namespace detail {
+
+template <auto MP>
+struct member_pointer;
+template <class C, class F, F C::*MP>
+struct member_pointer<MP> {
+  using class_type = C;
+  using field_type = F;
+};
+
+// An object that is declared and never defined: only the addresses of its members are
+// used, in constant expressions, to match member pointers with PFR's field indices and
+// to read the members' names from the compiler.
+template <class S>
+struct fake_object {
+  static const S value;
+};
+
+template <class P>
+struct address_box {  // Clang 14 takes a subobject's address as an NTTP only inside a class
+  P pointer;
+};
+template <class P>
+address_box(P) -> address_box<P>;
+
+template <auto Box>
+constexpr std::string_view pretty_address() {
+  return __PRETTY_FUNCTION__;
+}
+
+}  // namespace detail
+
+template <class S>
+inline constexpr std::size_t channel_count = boost::pfr::tuple_size_v<S>;
+
+template <class S, std::size_t I>
+using field_type_t = boost::pfr::tuple_element_t<I, S>;
+
+template <class S, std::size_t I>
+constexpr std::string_view channel_name_at() {
+  constexpr std::string_view s = detail::pretty_address<detail::address_box{
+      &boost::pfr::get<I>(detail::fake_object<S>::value)}>();
+  // The member name is the identifier before the closing ")}" (GCC) or "}]" (Clang).
+  constexpr auto close = s.rfind('}');
+  constexpr auto stop = s[close - 1] == ')' ? close - 1 : close;
+  constexpr auto start = s.find_last_of(".:", stop) + 1;
+  return s.substr(start, stop - start);
+}
+
+// The index of the channel a member pointer names, or channel_count<S> if it names none.
+template <class S, auto MP>
+constexpr std::size_t channel_index() {
+  using mp = detail::member_pointer<MP>;
+  if constexpr (!std::is_same_v<typename mp::class_type, S>) {
+    return channel_count<S>;
+  } else {
+    std::size_t found = channel_count<S>;
+    const void* target = &(detail::fake_object<S>::value.*MP);
+    detail::for_each_index<channel_count<S>>([&]<std::size_t I>() {
+      if (static_cast<const void*>(&boost::pfr::get<I>(detail::fake_object<S>::value)) == target) found = I;
+    });
+    return found;
+  }
+}
+
+template <auto MP>
+using state_of = typename detail::member_pointer<MP>::class_type;
+
+template <auto MP>
+using field_of = typename detail::member_pointer<MP>::field_type;
+
+// The channel's own member name: channel_name<&State::messages>() == "messages".
+template <auto MP>
+constexpr std::string_view channel_name() {
+  return channel_name_at<state_of<MP>, channel_index<state_of<MP>, MP>()>();
+}
+
+template <class S>
+constexpr std::array<std::string_view, channel_count<S>> channel_names() {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<std::string_view, channel_count<S>>{channel_name_at<S, I>()...};
+  }(std::make_index_sequence<channel_count<S>>{});
+}
+
+}  // namespace stategraph
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif

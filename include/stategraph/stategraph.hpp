@@ -1,0 +1,13 @@
+// stategraph: LangGraph-style state graphs whose whole contract is a type.
+// The core: no JSON, no SQLite (checkpoint codecs and stores are opt-in headers).
+#pragma once
+
+#include <stategraph/channels.hpp>
+#include <stategraph/errors.hpp>
+#include <stategraph/graph.hpp>
+#include <stategraph/lattice.hpp>
+#include <stategraph/node.hpp>
+#include <stategraph/rules.hpp>
+#include <stategraph/run.hpp>
+#include <stategraph/schedule.hpp>
+#include <stategraph/schema.hpp>
