@@ -5,6 +5,9 @@
 #include <stategraph/channels.hpp>
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/errors.hpp>
+#include <stategraph/events.hpp>
+#include <stategraph/executor.hpp>
+#include <stategraph/retry.hpp>
 #include <stategraph/node.hpp>
 #include <stategraph/rules.hpp>
 #include <stategraph/schedule.hpp>
@@ -12,9 +15,16 @@
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/pfr/core.hpp>
+#include <range/v3/view/facade.hpp>
 
 #include <array>
+#include <chrono>
 #include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <random>
+#include <thread>
 #include <exception>
 #include <optional>
 #include <string_view>
@@ -31,9 +41,9 @@ inline constexpr std::size_t default_recursion_limit = 10'000;
 
 struct run_config {
   std::size_t recursion_limit = default_recursion_limit;
+  // How a retry waits (tests inject a recorder; empty = std::this_thread::sleep_for).
+  std::function<void(std::chrono::nanoseconds)> sleep{};
 };
-
-struct sequential {};  // runs the active nodes of a step one after another, in node order
 
 template <class Executor>
 struct executor_option {
@@ -51,18 +61,43 @@ struct is_executor_option : std::false_type {};
 template <class E>
 struct is_executor_option<executor_option<E>> : std::true_type {};
 
-// Folds a patch into the state, entry by entry, through each channel's reducer.
-template <class S, class... E>
-constexpr void apply_patch(S& state, patch<E...>&& p) {
+template <class... Args>
+struct executor_among {
+  using type = sequential;
+};
+template <class First, class... Rest>
+struct executor_among<First, Rest...> {
+  using type = typename std::conditional_t<is_executor_option<std::decay_t<First>>::value,
+                                           std::type_identity<decltype(std::declval<std::decay_t<First>>().executor)>,
+                                           executor_among<Rest...>>::type;
+};
+
+// Folds a patch into the state, entry by entry, through each channel's reducer; marks the
+// channels written in `changed` when the caller tracks them.
+template <class S, class Changed, class... E>
+constexpr void apply_patch(S& state, patch<E...>&& p, Changed changed) {  // Changed: set* or nullptr_t
   std::apply(
       [&](auto&... entries) {
         (
             [&](auto& e) {
-              if (e.present()) reduce_into(state.*(std::remove_reference_t<decltype(e)>::channel), e.take());
+              using entry_t = std::remove_reference_t<decltype(e)>;
+              if (e.present()) {
+                reduce_into(state.*(entry_t::channel), e.take());
+                if constexpr (!std::is_same_v<Changed, std::nullptr_t>)
+                  changed->set(channel_index<S, entry_t::channel>());
+              }
             }(entries),
             ...);
       },
       p.entries);
+}
+
+template <class S, class... E>
+std::vector<std::string_view> written_channels(const patch<E...>& p) {
+  std::vector<std::string_view> out;
+  std::apply([&](const auto&... e) { ((e.present() ? out.push_back(channel_name<std::remove_cvref_t<decltype(e)>::channel>()) : void()), ...); },
+             p.entries);
+  return out;
 }
 
 // The input of a run is applied like an update onto a default-constructed state.
@@ -104,7 +139,26 @@ struct step_result {
   std::conditional_t<std::is_void_v<go_type>, std::nullptr_t, std::optional<go_type>> next{};
 };
 
+// Observers see each step. `quiet` is the one invoke uses: it compiles to nothing.
+struct quiet {
+  static constexpr bool streams = false;
+};
+
+inline std::minstd_rand& jitter_source() {
+  thread_local std::minstd_rand source{std::random_device{}()};
+  return source;
+}
+
 }  // namespace detail
+
+// Where a run stands between two supersteps: besides the state, all that decides what
+// runs next.
+template <class A>
+struct run_position {
+  typename A::set active{};
+  std::array<typename A::set, A::join_count> arrived{};
+  std::size_t step = 0;  // supersteps completed
+};
 
 // A graph that broke a rule: the compiler has already said which. Calls compile quietly so
 // the diagnostic stays the only message.
@@ -112,6 +166,10 @@ template <class G>
 struct invalid_app {
   template <class... Args>
   typename G::state_type invoke(Args&&...) const {
+    return {};
+  }
+  template <class... Args>
+  std::vector<event<typename G::state_type>> stream(Args&&...) const {
     return {};
   }
 };
@@ -122,6 +180,8 @@ class app {
   using graph_type = G;
   using state_type = typename G::state_type;
   using analysis_type = A;
+  using executor_type = Executor;
+  using position_type = run_position<A>;
   static constexpr std::size_t node_count = A::size;
 
   template <class... Args>
@@ -139,6 +199,39 @@ class app {
     static_assert(rules::check_all<G, A, Ctx>(), "stategraph: see the rule above");
     return run(std::move(input), context, config);
   }
+
+  // Runs the graph and reports each step to `callback(const sg::event<State>&)`.
+  template <class Callback>
+    requires std::is_invocable_v<Callback&, const event<state_type>&>
+  state_type stream(state_type input, stream_mode mode, Callback&& callback, const run_config& config = {}) const {
+    detail::no_context none;
+    return stream_with(std::move(input), mode, none, callback, config);
+  }
+  template <class Ctx, class Callback>
+    requires std::is_invocable_v<Callback&, const event<state_type>&>
+  state_type stream(state_type input, stream_mode mode, Ctx& context, Callback&& callback,
+                    const run_config& config = {}) const {
+    static_assert(rules::check_all<G, A, Ctx>(), "stategraph: see the rule above");
+    return stream_with(std::move(input), mode, context, callback, config);
+  }
+  // The same as a range-v3 input range of events: each step runs when the range reaches
+  // it. The range refers to this app, which must outlive it.
+  auto stream(state_type input, stream_mode mode, const run_config& config = {}) const;
+
+  // The first step, and one step at a time: the building blocks of stream and of
+  // checkpointed runs.
+  position_type begin_run(state_type& state, state_type input) const {
+    state = state_type{};
+    detail::apply_input(state, std::move(input));
+    return position_type{A::table.from_start, {}, 0};
+  }
+  template <class Ctx, class Observer = detail::quiet>
+  bool step(state_type& state, position_type& at, Ctx& context, const run_config& config,
+            Observer& observer) const {
+    return run_step(state, at, context, config, observer);
+  }
+
+  const Executor& executor() const noexcept { return executor_; }
 
   static constexpr std::array<std::string_view, A::size> node_names = [] {
     std::array<std::string_view, A::size> out{};
@@ -161,7 +254,8 @@ class app {
   using routers_tuple = typename routers_of<std::make_index_sequence<A::branch_count>>::type;
 
   template <class Bound>
-  app(Bound&& bound, int) : nodes_(make_nodes(bound)), routers_(make_routers(bound)) {}
+  app(Bound&& bound, int)
+      : nodes_(make_nodes(bound)), routers_(make_routers(bound)), executor_(take_executor(bound)) {}
 
   template <class Bound>
   static nodes_tuple make_nodes(Bound& bound) {
@@ -185,24 +279,44 @@ class app {
       return T{};
     }
   }
+  template <class Bound>
+  static Executor take_executor(Bound& bound) {
+    using option = executor_option<Executor>;
+    if constexpr (boost::mp11::mp_contains<boost::mp11::mp_rename<std::remove_cvref_t<Bound>, detail::mp_list>, option>::value)
+      return std::get<option>(bound).executor;
+    else
+      return Executor{};
+  }
+
+  // ---- calling one node ------------------------------------------------------------------
 
   template <std::size_t I, class Ctx>
-  auto call(const state_type& state, Ctx& context, std::size_t step) const {
+  auto call_once(const state_type& state, Ctx& context) const {
     using N = node_t<I>;
     using view_t = detail::node_view_t<N, state_type>;
     const N& n = std::get<I>(nodes_);
-    try {
-      if constexpr (!std::is_same_v<Ctx, detail::no_context> && std::is_invocable_v<const N&, view_t, Ctx&>) {
-        return normalise(n, [&] { return n(view_t(state), context); });
-      } else {
-        return normalise(n, [&] { return n(view_t(state)); });
-      }
-    } catch (...) {
-      throw node_error(node_names[I], step, std::current_exception());
+    if constexpr (!std::is_same_v<Ctx, detail::no_context> && std::is_invocable_v<const N&, view_t, Ctx&>) {
+      return normalise([&] { return n(view_t(state), context); });
+    } else {
+      return normalise([&] { return n(view_t(state)); });
     }
   }
-  template <class N, class F>
-  static auto normalise(const N&, F&& f) {
+  template <std::size_t I, class Ctx>
+  auto call(const state_type& state, Ctx& context, const run_config& config) const {
+    using N = node_t<I>;
+    if constexpr (detail::has_retry<N>) {
+      auto sleep = [&](std::chrono::nanoseconds d) {
+        if (config.sleep) config.sleep(d);
+        else std::this_thread::sleep_for(d);
+      };
+      return detail::with_retries(N::retry, sleep, detail::jitter_source(),
+                                  [&] { return call_once<I>(state, context); });
+    } else {
+      return call_once<I>(state, context);
+    }
+  }
+  template <class F>
+  static auto normalise(F&& f) {
     using R = std::invoke_result_t<F&>;
     using out = detail::step_result<R>;
     if constexpr (std::is_void_v<R>) {
@@ -221,7 +335,7 @@ class app {
   template <class Ctx, std::size_t... I>
   struct results_of<Ctx, std::index_sequence<I...>> {
     using type = std::tuple<std::optional<decltype(std::declval<const app&>().template call<I>(
-        std::declval<const state_type&>(), std::declval<Ctx&>(), 0))>...>;
+        std::declval<const state_type&>(), std::declval<Ctx&>(), std::declval<const run_config&>()))>...>;
   };
   template <class Ctx>
   using results_tuple = typename results_of<Ctx, std::make_index_sequence<A::size>>::type;
@@ -238,15 +352,6 @@ class app {
     }
   }
 
-  template <class Ctx>
-  state_type run(state_type input, Ctx& context, const run_config& config) const {
-    state_type state{};
-    detail::apply_input(state, std::move(input));
-    if constexpr (A::plan.fixed) run_fixed(state, context, config);
-    else run_frontier(state, context, config);
-    return state;
-  }
-
   [[noreturn]] static void over_limit(const run_config& config, std::size_t step, const typename A::set& active) {
     std::vector<std::string_view> names;
     for (std::size_t i = 0; i < A::size; ++i)
@@ -254,7 +359,31 @@ class app {
     throw recursion_limit_error(config.recursion_limit, step + 1, std::move(names));
   }
 
-  // A static acyclic graph: the supersteps are fixed at compile time.
+  // ---- whole runs ------------------------------------------------------------------------
+
+  static constexpr bool fixed_fast_path = A::plan.fixed && std::is_same_v<Executor, sequential>;
+
+  template <class Ctx>
+  state_type run(state_type input, Ctx& context, const run_config& config) const {
+    state_type state{};
+    detail::apply_input(state, std::move(input));
+    if constexpr (fixed_fast_path) {
+      run_fixed(state, context, config);
+    } else {
+      position_type at{A::table.from_start, {}, 0};
+      detail::quiet q;
+      while (run_step(state, at, context, config, q)) {
+      }
+    }
+    return state;
+  }
+
+  template <class Ctx, class Callback>
+  state_type stream_with(state_type input, stream_mode mode, Ctx& context, Callback& callback,
+                         const run_config& config) const;
+
+  // A static acyclic graph on the sequential executor: the supersteps are fixed at compile
+  // time — no frontier, no dispatch.
   template <class Ctx>
   void run_fixed(state_type& state, Ctx& context, const run_config& config) const {
     [&]<std::size_t... St>(std::index_sequence<St...>) {
@@ -272,47 +401,216 @@ class app {
       return out;
     }();
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      auto results = std::make_tuple(call<members[K]>(state, context, St + 1)...);
+      auto results = std::make_tuple(guarded<members[K]>(state, context, config, St + 1)...);
       if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
-      (detail::apply_patch(state, std::move(std::get<K>(results).update)), ...);
+      (detail::apply_patch(state, std::move(std::get<K>(results).update), nullptr), ...);
     }(std::make_index_sequence<members.size()>{});
   }
-
-  // Branches, commands or cycles: a frontier decides what runs next.
-  template <class Ctx>
-  void run_frontier(state_type& state, Ctx& context, const run_config& config) const {
-    typename A::set active = A::table.from_start;
-    std::array<typename A::set, A::join_count> arrived{};
-    for (std::size_t step = 0; active.any(); ++step) {
-      if (step >= config.recursion_limit) over_limit(config, step, active);
-      results_tuple<Ctx> results;
-      detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if (active.test(I)) std::get<I>(results).emplace(call<I>(state, context, step + 1));
-      });
-      if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
-      detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if (active.test(I)) detail::apply_patch(state, std::move(std::get<I>(results)->update));
-      });
-      typename A::set next = A::static_next(active, arrived);
-      detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if constexpr (!std::is_same_v<decltype(std::get<I>(results)->next), std::nullptr_t>)
-          if (active.test(I) && std::get<I>(results)->next) add_targets(next, *std::get<I>(results)->next);
-      });
-      detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
-        constexpr std::size_t source = A::template branch_source<B>;
-        if (active.test(source)) {
-          using R = router_t<B>;
-          auto chosen = std::get<B>(routers_)(view<state_type, typename node_traits<R>::reads_type>(state));
-          add_targets(next, chosen);
-        }
-      });
-      active = next;
+  template <std::size_t I, class Ctx>
+  auto guarded(const state_type& state, Ctx& context, const run_config& config, std::size_t step) const {
+    try {
+      return call<I>(state, context, config);
+    } catch (...) {
+      throw node_error(node_names[I], step, std::current_exception());
     }
+  }
+
+  // ---- one superstep on the frontier -----------------------------------------------------
+
+  struct untimed {};
+  template <class Ctx, bool Timed>
+  struct frame {
+    const app& self;
+    const state_type& state;
+    Ctx& context;
+    const run_config& config;
+    results_tuple<Ctx> results{};
+    std::array<std::exception_ptr, A::size> failures{};
+    [[no_unique_address]] std::conditional_t<Timed, std::array<std::chrono::nanoseconds, A::size>, untimed> took{};
+  };
+  template <std::size_t I, class Ctx, bool Timed>
+  static void run_task(frame<Ctx, Timed>& f) {
+    [[maybe_unused]] std::chrono::steady_clock::time_point started;
+    if constexpr (Timed) started = std::chrono::steady_clock::now();
+    try {
+      std::get<I>(f.results).emplace(f.self.template call<I>(f.state, f.context, f.config));
+    } catch (...) {
+      f.failures[I] = std::current_exception();
+    }
+    if constexpr (Timed) f.took[I] = std::chrono::steady_clock::now() - started;
+  }
+
+  template <class Ctx, class Observer>
+  bool run_step(state_type& state, position_type& at, Ctx& context, const run_config& config,
+                Observer& observer) const {
+    if (!at.active.any()) return false;
+    if (at.step >= config.recursion_limit) over_limit(config, at.step, at.active);
+    const std::size_t step_no = at.step + 1;
+    const auto active = at.active;
+
+    using frame_t = frame<Ctx, Observer::streams>;
+    frame_t f{*this, state, context, config};
+    if constexpr (std::is_same_v<Executor, sequential>) {
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if (active.test(I)) run_task<I>(f);
+      });
+    } else {
+      static constexpr auto table = []<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<void (*)(frame_t&), A::size>{&run_task<I, Ctx, Observer::streams>...};
+      }(std::make_index_sequence<A::size>{});
+      std::array<std::size_t, A::size> tasks{};
+      std::size_t count = 0;
+      for (std::size_t i = 0; i < A::size; ++i)
+        if (active.test(i)) tasks[count++] = i;
+      auto task = [&](std::size_t k) { table[tasks[k]](f); };
+      executor_.for_each_task(count, task);
+    }
+    if constexpr (Observer::streams) observer.tasks(step_no, active, f.failures, f.took);
+    for (std::size_t i = 0; i < A::size; ++i)
+      if (f.failures[i]) throw node_error(node_names[i], step_no, f.failures[i]);
+
+    // The barrier: merge in node order, then decide what runs next.
+    if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
+    detail::for_each_index<A::size>([&]<std::size_t I>() {
+      if (!active.test(I)) return;
+      auto& update = std::get<I>(f.results)->update;
+      if constexpr (Observer::streams) observer.update(step_no, node_names[I], detail::written_channels<state_type>(update));
+      detail::apply_patch(state, std::move(update), nullptr);
+    });
+    typename A::set next = A::static_next(active, at.arrived);
+    detail::for_each_index<A::size>([&]<std::size_t I>() {
+      if constexpr (!std::is_same_v<decltype(std::get<I>(f.results)->next), std::nullptr_t>)
+        if (active.test(I) && std::get<I>(f.results)->next) add_targets(next, *std::get<I>(f.results)->next);
+    });
+    detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
+      constexpr std::size_t source = A::template branch_source<B>;
+      if (active.test(source)) {
+        using R = router_t<B>;
+        add_targets(next, std::get<B>(routers_)(view<state_type, typename node_traits<R>::reads_type>(state)));
+      }
+    });
+    at.active = next;
+    at.step = step_no;
+    if constexpr (Observer::streams) observer.values(step_no, state);
+    return next.any();
   }
 
   nodes_tuple nodes_;
   routers_tuple routers_;
+  Executor executor_;
 };
+
+namespace detail {
+
+// Turns the steps of a run into events, in a deterministic order: per step, each node's
+// debug start and end (in node order), then its update, then the state.
+template <class State, std::size_t N, class Sink>
+struct streamer {
+  static constexpr bool streams = true;
+  stream_mode mode;
+  const std::array<std::string_view, N>& names;
+  Sink& sink;
+
+  template <class Set, class Failures, class Took>
+  void tasks(std::size_t step, const Set& active, const Failures& failures, const Took& took) {
+    if (!has_mode(mode, stream_mode::debug)) return;
+    for (std::size_t i = 0; i < N; ++i) {
+      if (!active.test(i)) continue;
+      event<State> start{stream_mode::debug, step, names[i]};
+      start.phase = debug_phase::start;
+      sink(std::move(start));
+      event<State> end{stream_mode::debug, step, names[i]};
+      end.phase = failures[i] ? debug_phase::error : debug_phase::end;
+      end.duration = took[i];
+      if (failures[i]) end.error = node_error(names[i], step, failures[i]).what();
+      sink(std::move(end));
+    }
+  }
+  void update(std::size_t step, std::string_view node, std::vector<std::string_view> channels) {
+    if (!has_mode(mode, stream_mode::updates)) return;
+    event<State> e{stream_mode::updates, step, node, std::move(channels)};
+    sink(std::move(e));
+  }
+  void values(std::size_t step, const State& state) {
+    if (!has_mode(mode, stream_mode::values)) return;
+    event<State> e{stream_mode::values, step};
+    e.values = state;
+    sink(std::move(e));
+  }
+};
+
+// The shared state of a streamed run that a range walks through step by step.
+template <class App, class Ctx>
+struct stream_session {
+  using state_type = typename App::state_type;
+  const App& app;
+  Ctx context{};
+  run_config config;
+  stream_mode mode;
+  state_type state{};
+  typename App::position_type at{};
+  std::deque<event<state_type>> pending{};
+  bool running = true;
+
+  void fill() {  // runs steps until there is an event to show or the run is over
+    auto sink = [&](event<state_type>&& e) { pending.push_back(std::move(e)); };
+    streamer<state_type, App::node_count, decltype(sink)> s{mode, App::node_names, sink};
+    while (pending.empty() && running) running = app.step(state, at, context, config, s);
+  }
+};
+
+template <class Session>
+class stream_range : public ranges::view_facade<stream_range<Session>, ranges::unknown> {
+  friend ranges::range_access;
+  std::shared_ptr<Session> session_;
+
+  struct cursor {
+    Session* session = nullptr;
+    const auto& read() const { return session->pending.front(); }
+    void next() {
+      session->pending.pop_front();
+      session->fill();
+    }
+    bool equal(ranges::default_sentinel_t) const { return session->pending.empty(); }
+  };
+  cursor begin_cursor() const {
+    session_->fill();
+    return {session_.get()};
+  }
+
+ public:
+  stream_range() = default;
+  explicit stream_range(std::shared_ptr<Session> s) : session_(std::move(s)) {}
+};
+
+}  // namespace detail
+
+template <class G, class A, class Executor>
+template <class Ctx, class Callback>
+auto app<G, A, Executor>::stream_with(state_type input, stream_mode mode, Ctx& context, Callback& callback,
+                                      const run_config& config) const -> state_type {
+  state_type state{};
+  position_type at = begin_run(state, std::move(input));
+  auto sink = [&](event<state_type>&& e) { callback(static_cast<const event<state_type>&>(e)); };
+  detail::streamer<state_type, A::size, decltype(sink)> s{mode, node_names, sink};
+  s.values(0, state);
+  while (run_step(state, at, context, config, s)) {
+  }
+  return state;
+}
+
+template <class G, class A, class Executor>
+auto app<G, A, Executor>::stream(state_type input, stream_mode mode, const run_config& config) const {
+  using session = detail::stream_session<app, detail::no_context>;
+  auto s = std::make_shared<session>(session{*this, {}, config, mode});
+  s->at = begin_run(s->state, std::move(input));
+  if (has_mode(mode, stream_mode::values)) {
+    event<state_type> e{stream_mode::values, 0};
+    e.values = s->state;
+    s->pending.push_back(std::move(e));
+  }
+  return detail::stream_range<session>(std::move(s));
+}
 
 // Validates the graph type (every rule of contract §5), builds its static schedule and
 // returns the app. Arguments: node or router instances (the rest are default-constructed),
@@ -324,7 +622,7 @@ auto compile(Args&&... args) {
   if constexpr (!rules::check_all<G, A, detail::any_context>()) {
     return invalid_app<G>{};
   } else {
-    return app<G, A>(std::forward<Args>(args)...);
+    return app<G, A, typename detail::executor_among<Args...>::type>(std::forward<Args>(args)...);
   }
 }
 

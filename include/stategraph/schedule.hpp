@@ -59,11 +59,17 @@ struct element_nodes_in<S, branch<Src, R>> {
 template <class T>
 using not_pseudo = std::bool_constant<!is_pseudo<T>>;
 
+template <class B, class T>
+inline constexpr bool bound_to = false;
+template <class B, class T>
+  requires requires { typename B::tag; }
+inline constexpr bool bound_to<B, T> = std::is_same_v<typename B::tag, T>;
+
 // A lambda node bound at compile time stands in for its tag.
 template <class T, class Bound>
 struct resolve {
   template <class B>
-  using same_tag = std::bool_constant<requires { typename B::tag; } && std::is_same_v<typename B::tag, T>>;
+  using same_tag = std::bool_constant<bound_to<B, T>>;
   using found = boost::mp11::mp_find_if<Bound, same_tag>;
   using type = boost::mp11::mp_eval_if_c<found::value == boost::mp11::mp_size<Bound>::value, T,
                                          boost::mp11::mp_at, Bound, found>;

@@ -8,6 +8,9 @@
 #include <stategraph/lattice.hpp>
 #include <stategraph/node.hpp>
 #include <stategraph/rules.hpp>
+#include <stategraph/executor.hpp>
+#include <stategraph/events.hpp>
+#include <stategraph/retry.hpp>
 #include <stategraph/run.hpp>
 #include <stategraph/schedule.hpp>
 #include <stategraph/schema.hpp>
