@@ -12,6 +12,7 @@
 #include <stategraph/rules.hpp>
 #include <stategraph/schedule.hpp>
 #include <stategraph/schema.hpp>
+#include <stategraph/send.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/pfr/core.hpp>
@@ -135,9 +136,12 @@ template <class R>
 struct step_result {
   using patch_type = typename result_kind<R>::patch_type;
   using go_type = typename result_kind<R>::go_type;
+  static constexpr bool sends_work = send_traits<R>::is_send;
   patch_type update;
   std::conditional_t<std::is_void_v<go_type>, std::nullptr_t, std::optional<go_type>> next{};
+  std::conditional_t<sends_work, R, std::nullptr_t> sends{};
 };
+
 
 // Observers see each step. `quiet` is the one invoke uses: it compiles to nothing.
 struct quiet {
@@ -153,11 +157,16 @@ inline std::minstd_rand& jitter_source() {
 
 // Where a run stands between two supersteps: besides the state, all that decides what
 // runs next.
-template <class A>
+template <class A, class Queues = std::tuple<>>
 struct run_position {
   typename A::set active{};
   std::array<typename A::set, A::join_count> arrived{};
   std::size_t step = 0;  // supersteps completed
+  Queues sends{};        // per node: the payloads sent to it, to run in the next step
+
+  bool any() const {
+    return active.any() || std::apply([](const auto&... q) { return (!q.empty() || ...); }, sends);
+  }
 };
 
 // A graph that broke a rule: the compiler has already said which. Calls compile quietly so
@@ -181,7 +190,7 @@ class app {
   using state_type = typename G::state_type;
   using analysis_type = A;
   using executor_type = Executor;
-  using position_type = run_position<A>;
+  using position_type = run_position<A, typename detail::send_plan<A>::queues>;
   static constexpr std::size_t node_count = A::size;
 
   template <class... Args>
@@ -223,7 +232,7 @@ class app {
   position_type begin_run(state_type& state, state_type input) const {
     state = state_type{};
     detail::apply_input(state, std::move(input));
-    return position_type{A::table.from_start, {}, 0};
+    return position_type{A::table.from_start, {}, 0, {}};
   }
   template <class Ctx, class Observer = detail::quiet>
   bool step(state_type& state, position_type& at, Ctx& context, const run_config& config,
@@ -322,6 +331,8 @@ class app {
     if constexpr (std::is_void_v<R>) {
       f();
       return out{};
+    } else if constexpr (out::sends_work) {
+      return out{{}, {}, f()};
     } else if constexpr (std::is_void_v<typename out::go_type>) {
       return out{f()};
     } else {
@@ -330,12 +341,25 @@ class app {
     }
   }
 
+  // A node that only runs as a send target (it takes a payload) has no plain call.
+  template <std::size_t I, class Ctx>
+  static constexpr bool plain = detail::callable_with<node_t<I>, state_type, Ctx>();
+  struct no_result {};
+  template <std::size_t I, class Ctx>
+  struct result_slot {
+    using type = no_result;
+  };
+  template <std::size_t I, class Ctx>
+    requires(plain<I, Ctx>)
+  struct result_slot<I, Ctx> {
+    using type = std::optional<decltype(std::declval<const app&>().template call<I>(
+        std::declval<const state_type&>(), std::declval<Ctx&>(), std::declval<const run_config&>()))>;
+  };
   template <class Ctx, class Seq>
   struct results_of;
   template <class Ctx, std::size_t... I>
   struct results_of<Ctx, std::index_sequence<I...>> {
-    using type = std::tuple<std::optional<decltype(std::declval<const app&>().template call<I>(
-        std::declval<const state_type&>(), std::declval<Ctx&>(), std::declval<const run_config&>()))>...>;
+    using type = std::tuple<typename result_slot<I, Ctx>::type...>;
   };
   template <class Ctx>
   using results_tuple = typename results_of<Ctx, std::make_index_sequence<A::size>>::type;
@@ -370,7 +394,7 @@ class app {
     if constexpr (fixed_fast_path) {
       run_fixed(state, context, config);
     } else {
-      position_type at{A::table.from_start, {}, 0};
+      position_type at{A::table.from_start, {}, 0, {}};
       detail::quiet q;
       while (run_step(state, at, context, config, q)) {
       }
@@ -417,82 +441,220 @@ class app {
 
   // ---- one superstep on the frontier -----------------------------------------------------
 
+  // ---- sends --------------------------------------------------------------------------
+
+  using sends_plan = detail::send_plan<A>;
+  static constexpr bool has_sends = sends_plan::any;
+  template <std::size_t I>
+  using queue_t = std::tuple_element_t<I, typename sends_plan::queues>;
+
+  template <std::size_t I, class Ctx, class Payload>
+  auto call_send_once(const state_type& state, const Payload& payload, Ctx& context) const {
+    using N = node_t<I>;
+    using view_t = detail::node_view_t<N, state_type>;
+    const N& n = std::get<I>(nodes_);
+    if constexpr (!std::is_same_v<Ctx, detail::no_context> && std::is_invocable_v<const N&, view_t, const Payload&, Ctx&>)
+      return normalise([&] { return n(view_t(state), payload, context); });
+    else
+      return normalise([&] { return n(view_t(state), payload); });
+  }
+  template <std::size_t I, class Ctx, class Payload>
+  auto call_send(const state_type& state, const Payload& payload, Ctx& context, const run_config& config) const {
+    using N = node_t<I>;
+    if constexpr (detail::has_retry<N>) {
+      auto sleep = [&](std::chrono::nanoseconds d) {
+        if (config.sleep) config.sleep(d);
+        else std::this_thread::sleep_for(d);
+      };
+      return detail::with_retries(N::retry, sleep, detail::jitter_source(),
+                                  [&] { return call_send_once<I>(state, payload, context); });
+    } else {
+      return call_send_once<I>(state, payload, context);
+    }
+  }
+  template <class R>
+  struct send_slot {
+    std::optional<R> result;
+    std::exception_ptr failure;
+  };
+  template <std::size_t I, class Ctx>
+  struct send_slots_for {
+    using type = detail::no_queue;
+  };
+  template <std::size_t I, class Ctx>
+    requires(!std::is_same_v<queue_t<I>, detail::no_queue>)
+  struct send_slots_for<I, Ctx> {
+    using type = std::vector<send_slot<decltype(std::declval<const app&>().template call_send<I>(
+        std::declval<const state_type&>(), std::declval<const typename queue_t<I>::value_type&>(),
+        std::declval<Ctx&>(), std::declval<const run_config&>()))>>;
+  };
+  template <class Ctx, class Seq>
+  struct send_slots_of;
+  template <class Ctx, std::size_t... I>
+  struct send_slots_of<Ctx, std::index_sequence<I...>> {
+    using type = std::tuple<typename send_slots_for<I, Ctx>::type...>;
+  };
+
+  // Moves the sends a result carries into the next step's queues.
+  template <class Result>
+  static void collect_sends(typename sends_plan::queues& queues, Result& r) {
+    if constexpr (Result::sends_work) detail::enqueue<typename A::names>(queues, std::move(r.sends));
+  }
+
+  // ---- one superstep on the frontier -----------------------------------------------------
+
   struct untimed {};
+  struct no_slots {};
   template <class Ctx, bool Timed>
   struct frame {
     const app& self;
     const state_type& state;
     Ctx& context;
     const run_config& config;
+    const typename sends_plan::queues& queues;
     results_tuple<Ctx> results{};
     std::array<std::exception_ptr, A::size> failures{};
     [[no_unique_address]] std::conditional_t<Timed, std::array<std::chrono::nanoseconds, A::size>, untimed> took{};
+    [[no_unique_address]] std::conditional_t<has_sends, typename send_slots_of<Ctx, std::make_index_sequence<A::size>>::type,
+                                             no_slots> sent{};
   };
   template <std::size_t I, class Ctx, bool Timed>
   static void run_task(frame<Ctx, Timed>& f) {
     [[maybe_unused]] std::chrono::steady_clock::time_point started;
     if constexpr (Timed) started = std::chrono::steady_clock::now();
-    try {
-      std::get<I>(f.results).emplace(f.self.template call<I>(f.state, f.context, f.config));
-    } catch (...) {
-      f.failures[I] = std::current_exception();
+    if constexpr (plain<I, Ctx>) {
+      try {
+        std::get<I>(f.results).emplace(f.self.template call<I>(f.state, f.context, f.config));
+      } catch (...) {
+        f.failures[I] = std::current_exception();
+      }
     }
     if constexpr (Timed) f.took[I] = std::chrono::steady_clock::now() - started;
+  }
+  template <std::size_t I, class Ctx, bool Timed>
+  static void run_send_task(frame<Ctx, Timed>& f, std::size_t k) {
+    if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) {
+      auto& slot = std::get<I>(f.sent)[k];
+      try {
+        slot.result.emplace(f.self.template call_send<I>(f.state, std::get<I>(f.queues)[k], f.context, f.config));
+      } catch (...) {
+        slot.failure = std::current_exception();
+      }
+    }
+  }
+
+  template <class Ctx, class Frame>
+  void run_tasks(const typename A::set& active, Frame& f) const {
+    constexpr bool timed = !std::is_same_v<decltype(f.took), untimed>;
+    if constexpr (has_sends) {
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) std::get<I>(f.sent).resize(std::get<I>(f.queues).size());
+      });
+    }
+    if constexpr (std::is_same_v<Executor, sequential>) {
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if (active.test(I)) run_task<I, Ctx, timed>(f);
+        if constexpr (has_sends)
+          for (std::size_t k = 0; k < std::get<I>(f.queues).size(); ++k) run_send_task<I, Ctx, timed>(f, k);
+      });
+    } else {
+      static constexpr auto table = []<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<void (*)(Frame&), A::size>{&run_task<I, Ctx, timed>...};
+      }(std::make_index_sequence<A::size>{});
+      if constexpr (has_sends) {
+        static constexpr auto send_table = []<std::size_t... I>(std::index_sequence<I...>) {
+          return std::array<void (*)(Frame&, std::size_t), A::size>{&run_send_task<I, Ctx, timed>...};
+        }(std::make_index_sequence<A::size>{});
+        std::vector<std::pair<std::size_t, std::size_t>> tasks;  // (node, send index or none)
+        detail::for_each_index<A::size>([&]<std::size_t I>() {
+          if (active.test(I)) tasks.emplace_back(I, detail::none);
+          for (std::size_t k = 0; k < std::get<I>(f.queues).size(); ++k) tasks.emplace_back(I, k);
+        });
+        auto task = [&](std::size_t t) {
+          auto [node, k] = tasks[t];
+          if (k == detail::none) table[node](f);
+          else send_table[node](f, k);
+        };
+        executor_.for_each_task(tasks.size(), task);
+      } else {
+        std::array<std::size_t, A::size> tasks{};
+        std::size_t count = 0;
+        for (std::size_t i = 0; i < A::size; ++i)
+          if (active.test(i)) tasks[count++] = i;
+        auto task = [&](std::size_t k) { table[tasks[k]](f); };
+        executor_.for_each_task(count, task);
+      }
+    }
   }
 
   template <class Ctx, class Observer>
   bool run_step(state_type& state, position_type& at, Ctx& context, const run_config& config,
                 Observer& observer) const {
-    if (!at.active.any()) return false;
+    if (!at.any()) return false;
     if (at.step >= config.recursion_limit) over_limit(config, at.step, at.active);
     const std::size_t step_no = at.step + 1;
-    const auto active = at.active;
+    auto ran = at.active;  // the nodes that run in this step, as a node or as a send target
+    if constexpr (has_sends)
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if (!std::get<I>(at.sends).empty()) ran.set(I);
+      });
 
     using frame_t = frame<Ctx, Observer::streams>;
-    frame_t f{*this, state, context, config};
-    if constexpr (std::is_same_v<Executor, sequential>) {
-      detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if (active.test(I)) run_task<I>(f);
-      });
-    } else {
-      static constexpr auto table = []<std::size_t... I>(std::index_sequence<I...>) {
-        return std::array<void (*)(frame_t&), A::size>{&run_task<I, Ctx, Observer::streams>...};
-      }(std::make_index_sequence<A::size>{});
-      std::array<std::size_t, A::size> tasks{};
-      std::size_t count = 0;
-      for (std::size_t i = 0; i < A::size; ++i)
-        if (active.test(i)) tasks[count++] = i;
-      auto task = [&](std::size_t k) { table[tasks[k]](f); };
-      executor_.for_each_task(count, task);
-    }
-    if constexpr (Observer::streams) observer.tasks(step_no, active, f.failures, f.took);
+    frame_t f{*this, state, context, config, at.sends};
+    run_tasks<Ctx>(at.active, f);
+    if constexpr (Observer::streams) observer.tasks(step_no, at.active, f.failures, f.took);
     for (std::size_t i = 0; i < A::size; ++i)
       if (f.failures[i]) throw node_error(node_names[i], step_no, f.failures[i]);
+    if constexpr (has_sends)
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>)
+          for (auto& slot : std::get<I>(f.sent))
+            if (slot.failure) throw node_error(node_names[I], step_no, slot.failure);
+      });
 
-    // The barrier: merge in node order, then decide what runs next.
+    // The barrier: merge in node order (a node's own run, then its sends in send order),
+    // then decide what runs next.
     if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
+    auto merge = [&](std::string_view name, auto& result) {
+      if constexpr (Observer::streams) observer.update(step_no, name, detail::written_channels<state_type>(result.update));
+      detail::apply_patch(state, std::move(result.update), nullptr);
+    };
     detail::for_each_index<A::size>([&]<std::size_t I>() {
-      if (!active.test(I)) return;
-      auto& update = std::get<I>(f.results)->update;
-      if constexpr (Observer::streams) observer.update(step_no, node_names[I], detail::written_channels<state_type>(update));
-      detail::apply_patch(state, std::move(update), nullptr);
+      if constexpr (plain<I, Ctx>)
+        if (at.active.test(I)) merge(node_names[I], *std::get<I>(f.results));
+      if constexpr (has_sends && !std::is_same_v<queue_t<I>, detail::no_queue>)
+        for (auto& slot : std::get<I>(f.sent)) merge(node_names[I], *slot.result);
     });
-    typename A::set next = A::static_next(active, at.arrived);
+    typename A::set next = A::static_next(ran, at.arrived);
+    typename sends_plan::queues next_sends{};
     detail::for_each_index<A::size>([&]<std::size_t I>() {
-      if constexpr (!std::is_same_v<decltype(std::get<I>(f.results)->next), std::nullptr_t>)
-        if (active.test(I) && std::get<I>(f.results)->next) add_targets(next, *std::get<I>(f.results)->next);
+      if constexpr (plain<I, Ctx>) if (at.active.test(I)) {
+        auto& r = *std::get<I>(f.results);
+        if constexpr (!std::is_same_v<decltype(r.next), std::nullptr_t>)
+          if (r.next) add_targets(next, *r.next);
+        if constexpr (has_sends) collect_sends(next_sends, r);
+      }
+      if constexpr (has_sends && !std::is_same_v<queue_t<I>, detail::no_queue>)
+        for (auto& slot : std::get<I>(f.sent)) {
+          if constexpr (!std::is_same_v<decltype(slot.result->next), std::nullptr_t>)
+            if (slot.result->next) add_targets(next, *slot.result->next);
+          collect_sends(next_sends, *slot.result);
+        }
     });
     detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
       constexpr std::size_t source = A::template branch_source<B>;
-      if (active.test(source)) {
+      if (ran.test(source)) {
         using R = router_t<B>;
-        add_targets(next, std::get<B>(routers_)(view<state_type, typename node_traits<R>::reads_type>(state)));
+        auto chosen = std::get<B>(routers_)(view<state_type, typename node_traits<R>::reads_type>(state));
+        if constexpr (is_go<decltype(chosen)>::value) add_targets(next, chosen);
+        else detail::enqueue<typename A::names>(next_sends, std::move(chosen));
       }
     });
     at.active = next;
+    at.sends = std::move(next_sends);
     at.step = step_no;
     if constexpr (Observer::streams) observer.values(step_no, state);
-    return next.any();
+    return at.any();
   }
 
   nodes_tuple nodes_;
