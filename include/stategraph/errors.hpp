@@ -81,4 +81,12 @@ class invalid_update_error : public error {
   std::size_t step_;
 };
 
+// What sg::interrupt throws to pause a run. Not an sg::error and not a std::exception: a
+// node's `catch (const std::exception&)` does not swallow it. (Catch-all blocks must
+// rethrow it.)
+struct interrupt_signal {
+  std::string payload;  // JSON text
+  std::size_t index = 0;  // which interrupt call of the node this is
+};
+
 }  // namespace stategraph

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -120,9 +121,14 @@ struct patch {
 
 // `write<&State::x>(v)`: a patch of one entry. Whether the channel can take v is checked
 // where the graph is compiled (SG004), where the node that wrote it is known.
+// A string literal is kept as a std::string: a patch owns what it writes.
+template <class V>
+using written_t = std::conditional_t<std::is_same_v<std::decay_t<V>, const char*> || std::is_same_v<std::decay_t<V>, char*>,
+                                     std::string, std::decay_t<V>>;
+
 template <auto Channel, class V>
-constexpr patch<entry<Channel, std::decay_t<V>>> write(V&& v) {
-  return {{entry<Channel, std::decay_t<V>>{std::forward<V>(v)}}};
+constexpr patch<entry<Channel, written_t<V>>> write(V&& v) {
+  return {{entry<Channel, written_t<V>>{std::forward<V>(v)}}};
 }
 // A write that may not happen: an empty optional changes nothing.
 template <auto Channel, class V>

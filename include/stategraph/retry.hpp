@@ -2,6 +2,8 @@
 // The fields and defaults are LangGraph's RetryPolicy (intervals in seconds).
 #pragma once
 
+#include <stategraph/errors.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -55,6 +57,8 @@ decltype(auto) with_retries(const retry_policy& policy, Sleep& sleep, Random& ra
   for (std::size_t attempt = 1;; ++attempt) {
     try {
       return f();
+    } catch (const interrupt_signal&) {
+      throw;  // a pause, not a failure
     } catch (...) {
       auto e = std::current_exception();
       if (attempt >= policy.max_attempts || !policy.retry_on(e)) throw;

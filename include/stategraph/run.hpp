@@ -28,6 +28,7 @@
 #include <thread>
 #include <exception>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -46,6 +47,31 @@ struct run_config {
   std::function<void(std::chrono::nanoseconds)> sleep{};
 };
 
+// Checkpointed runs (opt-in: #include <stategraph/checkpoint.hpp>).
+struct thread_id {
+  std::string value;
+  friend bool operator==(const thread_id&, const thread_id&) = default;
+};
+template <class Store>
+struct store_option {
+  Store* store;
+};
+template <class Store>
+constexpr store_option<Store> with_store(Store& store) {
+  return {&store};
+}
+// Static interrupts: pause a checkpointed run before these nodes run, or after they ran.
+template <class... Nodes>
+struct interrupt_before {
+  using list = detail::mp_list<Nodes...>;
+};
+template <class... Nodes>
+struct interrupt_after {
+  using list = detail::mp_list<Nodes...>;
+};
+template <class App, class Store, class Before, class After>
+class durable_app;  // defined in <stategraph/checkpoint/durable.hpp>
+
 template <class Executor>
 struct executor_option {
   Executor executor;
@@ -62,15 +88,35 @@ struct is_executor_option : std::false_type {};
 template <class E>
 struct is_executor_option<executor_option<E>> : std::true_type {};
 
+template <class T>
+using list_of = typename T::list;
+template <class T>
+concept is_complete = requires { sizeof(T); };
+
+template <class T>
+struct is_store_option : std::false_type {};
+template <class S>
+struct is_store_option<store_option<S>> : std::true_type {};
+template <class T>
+struct is_before : std::false_type {};
+template <class... N>
+struct is_before<interrupt_before<N...>> : std::true_type {};
+template <class T>
+struct is_after : std::false_type {};
+template <class... N>
+struct is_after<interrupt_after<N...>> : std::true_type {};
+
 template <class... Args>
 struct executor_among {
   using type = sequential;
 };
 template <class First, class... Rest>
 struct executor_among<First, Rest...> {
-  using type = typename std::conditional_t<is_executor_option<std::decay_t<First>>::value,
-                                           std::type_identity<decltype(std::declval<std::decay_t<First>>().executor)>,
-                                           executor_among<Rest...>>::type;
+  using type = typename executor_among<Rest...>::type;
+};
+template <class E, class... Rest>
+struct executor_among<executor_option<E>, Rest...> {
+  using type = E;
 };
 
 // Folds a patch into the state, entry by entry, through each channel's reducer; marks the
@@ -124,6 +170,13 @@ constexpr void clear_ephemeral(S& state) {
 }
 
 template <class S>
+constexpr void mark_ephemeral(node_set<channel_count<S>>& changed) {
+  for_each_index<channel_count<S>>([&]<std::size_t I>() {
+    if constexpr (channel_traits<field_type_t<S, I>>::kind == channel_kind::ephemeral) changed.set(I);
+  });
+}
+
+template <class S>
 inline constexpr bool has_ephemeral = [] {
   bool any = false;
   for_each_index<channel_count<S>>(
@@ -146,7 +199,37 @@ struct step_result {
 // Observers see each step. `quiet` is the one invoke uses: it compiles to nothing.
 struct quiet {
   static constexpr bool streams = false;
+  static constexpr bool durable = false;
 };
+
+// The durable runner (checkpoint/json.hpp) pauses a run by throwing this out of a step.
+struct run_paused {};
+
+// Where sg::interrupt finds the node it runs in and the values a resume gave it.
+struct task_scope {
+  std::size_t node = 0;
+  const std::vector<std::string>* resume = nullptr;  // JSON texts, one per interrupt call
+  std::size_t next_interrupt = 0;
+};
+inline thread_local task_scope* current_task = nullptr;
+
+struct task_scope_guard {
+  task_scope* previous;
+  explicit task_scope_guard(task_scope* s) noexcept : previous(current_task) { current_task = s; }
+  ~task_scope_guard() { current_task = previous; }
+  task_scope_guard(const task_scope_guard&) = delete;
+  task_scope_guard& operator=(const task_scope_guard&) = delete;
+};
+
+inline bool is_interrupt(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const interrupt_signal&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
 
 inline std::minstd_rand& jitter_source() {
   thread_local std::minstd_rand source{std::random_device{}()};
@@ -241,6 +324,10 @@ class app {
   }
 
   const Executor& executor() const noexcept { return executor_; }
+
+  // The payload queue a node keeps for the sends it receives (no_queue when none).
+  template <std::size_t I>
+  using queue_for_node = std::tuple_element_t<I, typename detail::send_plan<A>::queues>;
 
   static constexpr std::array<std::string_view, A::size> node_names = [] {
     std::array<std::string_view, A::size> out{};
@@ -505,34 +592,48 @@ class app {
 
   struct untimed {};
   struct no_slots {};
-  template <class Ctx, bool Timed>
+  template <class Ctx, class Observer>
   struct frame {
+    static constexpr bool timed = Observer::streams;
     const app& self;
     const state_type& state;
     Ctx& context;
     const run_config& config;
     const typename sends_plan::queues& queues;
+    Observer& observer;
     results_tuple<Ctx> results{};
     std::array<std::exception_ptr, A::size> failures{};
-    [[no_unique_address]] std::conditional_t<Timed, std::array<std::chrono::nanoseconds, A::size>, untimed> took{};
+    [[no_unique_address]] std::conditional_t<timed, std::array<std::chrono::nanoseconds, A::size>, untimed> took{};
     [[no_unique_address]] std::conditional_t<has_sends, typename send_slots_of<Ctx, std::make_index_sequence<A::size>>::type,
                                              no_slots> sent{};
   };
-  template <std::size_t I, class Ctx, bool Timed>
-  static void run_task(frame<Ctx, Timed>& f) {
-    [[maybe_unused]] std::chrono::steady_clock::time_point started;
-    if constexpr (Timed) started = std::chrono::steady_clock::now();
+  template <std::size_t I, class Ctx, class Observer>
+  static void run_task(frame<Ctx, Observer>& f) {
     if constexpr (plain<I, Ctx>) {
-      try {
-        std::get<I>(f.results).emplace(f.self.template call<I>(f.state, f.context, f.config));
-      } catch (...) {
-        f.failures[I] = std::current_exception();
+      [[maybe_unused]] std::chrono::steady_clock::time_point started;
+      if constexpr (frame<Ctx, Observer>::timed) started = std::chrono::steady_clock::now();
+      if constexpr (Observer::durable) {
+        // A node whose writes survived a failed or paused step is not run again.
+        if (f.observer.template replay<I>(std::get<I>(f.results))) return;
+        detail::task_scope scope{I, f.observer.resume_values(I)};
+        detail::task_scope_guard guard(&scope);
+        try {
+          std::get<I>(f.results).emplace(f.self.template call<I>(f.state, f.context, f.config));
+        } catch (...) {
+          f.failures[I] = std::current_exception();
+        }
+      } else {
+        try {
+          std::get<I>(f.results).emplace(f.self.template call<I>(f.state, f.context, f.config));
+        } catch (...) {
+          f.failures[I] = std::current_exception();
+        }
       }
+      if constexpr (frame<Ctx, Observer>::timed) f.took[I] = std::chrono::steady_clock::now() - started;
     }
-    if constexpr (Timed) f.took[I] = std::chrono::steady_clock::now() - started;
   }
-  template <std::size_t I, class Ctx, bool Timed>
-  static void run_send_task(frame<Ctx, Timed>& f, std::size_t k) {
+  template <std::size_t I, class Ctx, class Observer>
+  static void run_send_task(frame<Ctx, Observer>& f, std::size_t k) {
     if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) {
       auto& slot = std::get<I>(f.sent)[k];
       try {
@@ -543,9 +644,8 @@ class app {
     }
   }
 
-  template <class Ctx, class Frame>
+  template <class Ctx, class Observer, class Frame>
   void run_tasks(const typename A::set& active, Frame& f) const {
-    constexpr bool timed = !std::is_same_v<decltype(f.took), untimed>;
     if constexpr (has_sends) {
       detail::for_each_index<A::size>([&]<std::size_t I>() {
         if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) std::get<I>(f.sent).resize(std::get<I>(f.queues).size());
@@ -553,17 +653,17 @@ class app {
     }
     if constexpr (std::is_same_v<Executor, sequential>) {
       detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if (active.test(I)) run_task<I, Ctx, timed>(f);
+        if (active.test(I)) run_task<I, Ctx, Observer>(f);
         if constexpr (has_sends)
-          for (std::size_t k = 0; k < std::get<I>(f.queues).size(); ++k) run_send_task<I, Ctx, timed>(f, k);
+          for (std::size_t k = 0; k < std::get<I>(f.queues).size(); ++k) run_send_task<I, Ctx, Observer>(f, k);
       });
     } else {
       static constexpr auto table = []<std::size_t... I>(std::index_sequence<I...>) {
-        return std::array<void (*)(Frame&), A::size>{&run_task<I, Ctx, timed>...};
+        return std::array<void (*)(Frame&), A::size>{&run_task<I, Ctx, Observer>...};
       }(std::make_index_sequence<A::size>{});
       if constexpr (has_sends) {
         static constexpr auto send_table = []<std::size_t... I>(std::index_sequence<I...>) {
-          return std::array<void (*)(Frame&, std::size_t), A::size>{&run_send_task<I, Ctx, timed>...};
+          return std::array<void (*)(Frame&, std::size_t), A::size>{&run_send_task<I, Ctx, Observer>...};
         }(std::make_index_sequence<A::size>{});
         std::vector<std::pair<std::size_t, std::size_t>> tasks;  // (node, send index or none)
         detail::for_each_index<A::size>([&]<std::size_t I>() {
@@ -599,12 +699,32 @@ class app {
         if (!std::get<I>(at.sends).empty()) ran.set(I);
       });
 
-    using frame_t = frame<Ctx, Observer::streams>;
-    frame_t f{*this, state, context, config, at.sends};
-    run_tasks<Ctx>(at.active, f);
+    using frame_t = frame<Ctx, Observer>;
+    frame_t f{*this, state, context, config, at.sends, observer};
+    run_tasks<Ctx, Observer>(at.active, f);
     if constexpr (Observer::streams) observer.tasks(step_no, at.active, f.failures, f.took);
-    for (std::size_t i = 0; i < A::size; ++i)
-      if (f.failures[i]) throw node_error(node_names[i], step_no, f.failures[i]);
+    // A failed step leaves the state as it was; a durable run keeps the writes of the nodes
+    // that succeeded, and pauses (rather than fails) when the only trouble was interrupts.
+    std::size_t failed = A::size;
+    bool paused = false;
+    for (std::size_t i = 0; i < A::size && failed == A::size; ++i)
+      if (f.failures[i]) {
+        if (detail::is_interrupt(f.failures[i])) paused = true;
+        else failed = i;
+      }
+    if (failed < A::size) {
+      if constexpr (Observer::durable) observer.step_failed(step_no, at, f.results, f.failures);
+      throw node_error(node_names[failed], step_no, f.failures[failed]);
+    }
+    if (paused) {
+      if constexpr (Observer::durable) {
+        observer.step_paused(step_no, at, f.results, f.failures);
+        throw detail::run_paused{};
+      } else {
+        throw error("stategraph: a node called sg::interrupt, which needs a checkpoint store: compile the graph "
+                    "with sg::with_store(...) and run it on a thread");
+      }
+    }
     if constexpr (has_sends)
       detail::for_each_index<A::size>([&]<std::size_t I>() {
         if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>)
@@ -614,10 +734,16 @@ class app {
 
     // The barrier: merge in node order (a node's own run, then its sends in send order),
     // then decide what runs next.
-    if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
+    [[maybe_unused]] detail::node_set<channel_count<state_type>> changed{};
+    if constexpr (Observer::durable) observer.before_merge(state);
+    if constexpr (detail::has_ephemeral<state_type>) {
+      detail::clear_ephemeral(state);
+      if constexpr (Observer::durable) detail::mark_ephemeral<state_type>(changed);
+    }
     auto merge = [&](std::string_view name, auto& result) {
       if constexpr (Observer::streams) observer.update(step_no, name, detail::written_channels<state_type>(result.update));
-      detail::apply_patch(state, std::move(result.update), nullptr);
+      if constexpr (Observer::durable) detail::apply_patch(state, std::move(result.update), &changed);
+      else detail::apply_patch(state, std::move(result.update), nullptr);
     };
     detail::for_each_index<A::size>([&]<std::size_t I>() {
       if constexpr (plain<I, Ctx>)
@@ -653,6 +779,7 @@ class app {
     at.active = next;
     at.sends = std::move(next_sends);
     at.step = step_no;
+    if constexpr (Observer::durable) observer.step_done(state, at, changed);
     if constexpr (Observer::streams) observer.values(step_no, state);
     return at.any();
   }
@@ -669,6 +796,7 @@ namespace detail {
 template <class State, std::size_t N, class Sink>
 struct streamer {
   static constexpr bool streams = true;
+  static constexpr bool durable = false;
   stream_mode mode;
   const std::array<std::string_view, N>& names;
   Sink& sink;
@@ -781,10 +909,21 @@ template <class G, class... Args>
 auto compile(Args&&... args) {
   using bound = detail::mp_list<std::decay_t<Args>...>;
   using A = analysis<G, bound>;
+  using stores = boost::mp11::mp_copy_if<bound, detail::is_store_option>;
   if constexpr (!rules::check_all<G, A, detail::any_context>()) {
     return invalid_app<G>{};
+  } else if constexpr (boost::mp11::mp_empty<stores>::value) {
+    return app<G, A, typename detail::executor_among<std::decay_t<Args>...>::type>(std::forward<Args>(args)...);
   } else {
-    return app<G, A, typename detail::executor_among<Args...>::type>(std::forward<Args>(args)...);
+    using plain_app = app<G, A, typename detail::executor_among<std::decay_t<Args>...>::type>;
+    using store_t = std::remove_pointer_t<decltype(boost::mp11::mp_front<stores>::store)>;
+    using before = boost::mp11::mp_flatten<boost::mp11::mp_transform<detail::list_of, boost::mp11::mp_copy_if<bound, detail::is_before>>>;
+    using after = boost::mp11::mp_flatten<boost::mp11::mp_transform<detail::list_of, boost::mp11::mp_copy_if<bound, detail::is_after>>>;
+    using durable = durable_app<plain_app, store_t, before, after>;
+    static_assert(detail::is_complete<durable>, "stategraph: a graph with a store needs #include <stategraph/checkpoint.hpp>");
+    auto all = std::forward_as_tuple(std::forward<Args>(args)...);
+    store_t* store = std::get<boost::mp11::mp_find_if<bound, detail::is_store_option>::value>(all).store;
+    return durable(std::apply([](auto&&... a) { return plain_app(std::forward<decltype(a)>(a)...); }, std::move(all)), *store);
   }
 }
 

@@ -1,0 +1,643 @@
+// Checkpointed runs: what sg::compile returns when given sg::with_store(store). After the
+// input and after every superstep it puts a checkpoint that holds only the channels the
+// step changed; it resumes after a crash, a failure or an interrupt, lists history, edits
+// state and forks from past checkpoints (semantics.md, "Checkpoints").
+#pragma once
+
+#include <stategraph/checkpoint/json.hpp>
+#include <stategraph/run.hpp>
+#include <stategraph/store/store.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace stategraph {
+
+struct checkpoint_id {
+  std::int64_t value = no_checkpoint;
+};
+
+// A pause a node asked for with sg::interrupt(payload).
+struct interrupt_info {
+  std::string node;
+  std::size_t index = 0;  // the node's first, second, ... interrupt call
+  std::string payload;    // JSON text
+};
+
+// One checkpoint as the app reads it back.
+template <class State>
+struct snapshot {
+  State values{};
+  std::vector<std::string> next;  // the nodes that run next; empty when the run is over
+  std::int64_t checkpoint_id = no_checkpoint;
+  std::int64_t parent_id = no_checkpoint;
+  std::int64_t step = 0;
+  checkpoint_source source = checkpoint_source::loop;
+  std::vector<interrupt_info> interrupts;  // pending dynamic interrupts
+  bool failed = false;                     // the step after this checkpoint failed
+};
+
+template <class Node>
+struct as_node_t {};
+template <class Node>
+inline constexpr as_node_t<Node> as_node{};
+
+// Pauses the node that calls it. The first time, the run stops and persists with `payload`
+// as the interrupt's value; after app.resume(thread, value) the node runs again from the
+// top and this call returns `value`. Needs a checkpointed run.
+template <class R = nlohmann::json, class P>
+R interrupt(const P& payload) {
+  auto* task = detail::current_task;
+  if (!task) throw error("stategraph: sg::interrupt was called outside a checkpointed run");
+  std::size_t k = task->next_interrupt++;
+  if (task->resume && k < task->resume->size())
+    return detail::decode_value<R>(detail::parse_or_throw((*task->resume)[k], "a resume value"), "a resume value");
+  throw interrupt_signal{nlohmann::json(payload).dump(), k};
+}
+
+// The context a checkpointed run passes to nodes that take one, when the caller gives
+// none: `operator()(sg::view<S, reads>, sg::run_context& ctx)` and `ctx.interrupt(x)`.
+struct run_context {
+  template <class R = nlohmann::json, class P>
+  R interrupt(const P& payload) const {
+    return stategraph::interrupt<R>(payload);
+  }
+};
+
+namespace detail {
+// update_state writes as a node: the node's `writes` bound the patch (SG002, SG004).
+template <class Node, class... E>
+constexpr bool update_fits_impl(patch<E...>*) {
+  using writes = typename node_traits<Node>::writes_type::list;
+  constexpr std::size_t undeclared = boost::mp11::mp_find_if_q<mp_list<E...>, rules::detail::undeclared_write<writes>>::value;
+  constexpr std::size_t unconvertible = boost::mp11::mp_find_if_q<mp_list<E...>, rules::detail::unconvertible_write>::value;
+  if constexpr (undeclared < sizeof...(E)) {
+    (void)rules::SG002_node_writes_undeclared_channel<Node, boost::mp11::mp_at_c<mp_list<E...>, undeclared>::channel>{};
+    return false;
+  } else if constexpr (unconvertible < sizeof...(E)) {
+    using bad = boost::mp11::mp_at_c<mp_list<E...>, unconvertible>;
+    (void)rules::SG004_written_value_does_not_convert<Node, bad::channel, typename bad::value_type>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+template <class Node, class P>
+constexpr bool update_fits() {
+  return update_fits_impl<Node>(static_cast<P*>(nullptr));
+}
+}  // namespace detail
+
+template <class App, class Store, class Before, class After>
+class durable_app {
+ public:
+  using state_type = typename App::state_type;
+  using analysis_type = typename App::analysis_type;
+  using position_type = typename App::position_type;
+  using store_type = Store;
+
+  durable_app(App app, Store& store) : app_(std::move(app)), store_(&store) { (void)codecs_ok; }
+
+  // A run without a thread: nothing is stored.
+  state_type invoke(state_type input, const run_config& config = {}) const { return app_.invoke(std::move(input), config); }
+
+  // Applies `input` through the reducers onto the thread's latest state (a new state for a
+  // new thread) and runs from start, checkpointing after the input and every step.
+  state_type invoke(state_type input, const thread_id& thread, const run_config& config = {}) const {
+    run_context ctx;
+    return invoke(std::move(input), thread, ctx, config);
+  }
+  template <class Ctx>
+    requires(!std::is_same_v<std::remove_const_t<Ctx>, run_config>)
+  state_type invoke(state_type input, const thread_id& thread, Ctx& context, const run_config& config = {}) const {
+    runner r(*this, thread.value);
+    auto latest = store_->get(thread.value);
+    if (latest) r.load(*latest);
+    r.apply_input(std::move(input), checkpoint_source::input, latest ? latest->id : no_checkpoint);
+    return r.run(context, config, false);
+  }
+  // Forks: applies `input` onto the state of checkpoint `from` and runs from start; the new
+  // checkpoints continue a new branch whose parent is `from`.
+  state_type invoke(state_type input, const thread_id& thread, checkpoint_id from, const run_config& config = {}) const {
+    runner r(*this, thread.value);
+    r.load(fetch(thread, from));
+    r.apply_input(std::move(input), checkpoint_source::fork, from.value);
+    run_context ctx;
+    return r.run(ctx, config, false);
+  }
+
+  // Continues the thread's latest checkpoint: after a crash, a failed step, or a static
+  // interrupt. Nodes whose writes survived a failed step are not run again.
+  state_type resume(const thread_id& thread, const run_config& config = {}) const {
+    run_context ctx;
+    return resume_with(thread, ctx, config);
+  }
+  template <class Ctx>
+    requires(!std::is_same_v<std::remove_const_t<Ctx>, run_config>)
+  state_type resume_with(const thread_id& thread, Ctx& context, const run_config& config = {}) const {
+    runner r(*this, thread.value);
+    r.load(fetch(thread, {}));
+    r.load_pending();
+    return r.run(context, config, true);
+  }
+  // Continues from an older checkpoint's next nodes, as a new branch of history.
+  state_type resume(const thread_id& thread, checkpoint_id from, const run_config& config = {}) const {
+    runner r(*this, thread.value);
+    r.load(fetch(thread, from));
+    r.fork_here(from.value);
+    run_context ctx;
+    return r.run(ctx, config, true);
+  }
+  // Answers the pending interrupt(s): each interrupted node runs again and its
+  // sg::interrupt call returns `value`.
+  template <class V>
+  state_type resume(const thread_id& thread, const V& value, const run_config& config = {}) const {
+    runner r(*this, thread.value);
+    r.load(fetch(thread, {}));
+    r.load_pending();
+    r.answer_interrupts(nlohmann::json(value).dump());
+    run_context ctx;
+    return r.run(ctx, config, true);
+  }
+
+  std::optional<snapshot<state_type>> get_state(const thread_id& thread) const {
+    auto latest = store_->get(thread.value);
+    if (!latest) return std::nullopt;
+    return read_snapshot(thread, *latest);
+  }
+  snapshot<state_type> get_state(const thread_id& thread, checkpoint_id id) const {
+    return read_snapshot(thread, fetch(thread, id));
+  }
+  // Newest first. A std::vector, so range-v3 views filter it.
+  std::vector<snapshot<state_type>> history(const thread_id& thread, list_options options = {}) const {
+    std::vector<snapshot<state_type>> out;
+    for (const auto& info : store_->list(thread.value, options)) out.push_back(get_state(thread, checkpoint_id{info.id}));
+    return out;
+  }
+
+  // Writes `update` into the thread's latest state as if node `Node` had written it (the
+  // node's `writes` bound it: SG002), and makes Node's successors the next nodes. Returns
+  // the new checkpoint's id.
+  template <class Node, class... E>
+  std::int64_t update_state(const thread_id& thread, patch<E...> update, as_node_t<Node>) {
+    static_assert(detail::update_fits<Node, patch<E...>>(), "stategraph: see the rule above");
+    runner r(*this, thread.value);
+    r.load(fetch(thread, {}));
+    return r.update(std::move(update), analysis_type::template index<Node>);
+  }
+
+  bool delete_thread(const thread_id& thread) { return store_->delete_thread(thread.value); }
+  Store& store() const noexcept { return *store_; }
+  const App& plain() const noexcept { return app_; }
+
+ private:
+  using A = analysis_type;
+  using S = state_type;
+  static constexpr std::size_t channels = channel_count<S>;
+  static constexpr bool codecs_ok = detail::check_codecs<S>();
+  template <class T>
+  static constexpr std::size_t index_of = A::template index<T>;
+
+  stored_checkpoint fetch(const thread_id& thread, checkpoint_id id) const {
+    auto c = id.value == no_checkpoint ? store_->get(thread.value) : store_->get(thread.value, id.value);
+    if (!c) {
+      if (id.value == no_checkpoint) throw checkpoint_error("stategraph: thread '" + thread.value + "' has no checkpoint");
+      throw checkpoint_error("stategraph: thread '" + thread.value + "' has no checkpoint " + std::to_string(id.value));
+    }
+    return std::move(*c);
+  }
+
+  snapshot<S> read_snapshot(const thread_id& thread, const stored_checkpoint& c) const {
+    runner r(*this, thread.value);
+    r.load(c);
+    r.load_pending();
+    snapshot<S> s;
+    s.values = r.state;
+    for (std::size_t i = 0; i < A::size; ++i)
+      if (r.at.active.test(i)) s.next.emplace_back(App::node_names[i]);
+    detail::for_each_index<A::size>([&]<std::size_t I>() {
+      if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>)
+        if (!std::get<I>(r.at.sends).empty() && !r.at.active.test(I)) s.next.emplace_back(App::node_names[I]);
+    });
+    s.checkpoint_id = c.id;
+    s.parent_id = c.parent;
+    s.step = c.step;
+    s.source = c.source;
+    s.interrupts = r.open_interrupts();
+    s.failed = r.has_failed_writes();
+    return s;
+  }
+
+  // One run's bookkeeping: the state, where the run stands, each channel's version, and
+  // the observer hooks the app's step calls.
+  class runner {
+   public:
+    static constexpr bool streams = false;
+    static constexpr bool durable = true;
+
+    runner(const durable_app& owner, std::string thread) : self(owner), thread(std::move(thread)) {}
+
+    S state{};
+    position_type at{};
+
+    // ---- loading ---------------------------------------------------------------------
+    void load(const stored_checkpoint& c) {
+      if (c.format_version != checkpoint_format_version)
+        throw checkpoint_error("stategraph: checkpoint " + std::to_string(c.id) + " of thread '" + thread +
+                               "' has format version " + std::to_string(c.format_version) + ", this build reads " +
+                               std::to_string(checkpoint_format_version));
+      auto meta = detail::parse_or_throw(c.metadata, "the checkpoint metadata");
+      if (c.schema_hash != schema_hash<S>()) throw checkpoint_error(schema_difference(meta));
+      S loaded{};
+      std::array<std::int64_t, channels> loaded_versions{};
+      std::array<bool, channels> found{};
+      for (const auto& ch : c.channels) {
+        detail::for_each_index<channels>([&]<std::size_t I>() {
+          if (ch.channel != channel_name_at<S, I>()) return;
+          detail::decode_channel<S, I>(loaded, ch.value, ch.appends);
+          loaded_versions[I] = ch.version;
+          found[I] = true;
+        });
+      }
+      for (std::size_t i = 0; i < channels; ++i)
+        if (!found[i])
+          throw checkpoint_error("stategraph: checkpoint " + std::to_string(c.id) + " of thread '" + thread +
+                                 "' lacks channel '" + std::string(channel_names<S>()[i]) + "'");
+      position_type pos{};
+      try {
+        pos.step = meta.at("run_step").template get<std::size_t>();
+        for (const auto& n : meta.at("next")) pos.active.set(node_index(n.template get<std::string>()));
+        const auto& arrived = meta.at("arrived");
+        if (arrived.size() != A::join_count) throw checkpoint_error("stategraph: checkpoint joins do not match the graph");
+        for (std::size_t j = 0; j < A::join_count; ++j)
+          for (const auto& n : arrived[j]) pos.arrived[j].set(node_index(n.template get<std::string>()));
+        decode_sends(meta.at("sends"), pos);
+        max_version = meta.at("max_version").template get<std::int64_t>();
+        thread_step = c.step;
+      } catch (const nlohmann::json::exception& e) {
+        throw checkpoint_error("stategraph: checkpoint " + std::to_string(c.id) + " of thread '" + thread +
+                               "' has bad metadata: " + e.what());
+      }
+      state = std::move(loaded);
+      versions = loaded_versions;
+      at = std::move(pos);
+      parent = c.id;
+      has_parent = true;
+    }
+
+    void load_pending() {
+      for (auto& w : self.store_->pending_writes(thread, parent)) {
+        auto [node, kind] = split_task(w.task);
+        std::size_t i = node_index(node);
+        if (kind == "result") {
+          results[i] = detail::parse_or_throw(w.value, "a pending write");
+        } else if (kind == "interrupt") {
+          interrupts.push_back({node, static_cast<std::size_t>(w.index), w.value});
+        } else if (kind == "resume") {
+          auto& r = resumes[i];
+          if (r.size() <= static_cast<std::size_t>(w.index)) r.resize(static_cast<std::size_t>(w.index) + 1);
+          r[static_cast<std::size_t>(w.index)] = w.value;
+        }
+      }
+      // An interrupt already answered is no longer open.
+      std::erase_if(interrupts, [&](const interrupt_info& in) { return in.index < resumes[node_index(in.node)].size(); });
+    }
+
+    std::vector<interrupt_info> open_interrupts() const { return interrupts; }
+    bool has_failed_writes() const {
+      return std::any_of(results.begin(), results.end(), [](const auto& r) { return r.has_value(); });
+    }
+
+    void answer_interrupts(const std::string& value) {
+      if (interrupts.empty())
+        throw checkpoint_error("stategraph: thread '" + thread + "' has no pending interrupt to resume; nothing was changed");
+      std::vector<pending_write_put> rows;
+      std::vector<std::string> tasks;
+      tasks.reserve(interrupts.size());
+      for (const auto& in : interrupts) {
+        auto& r = resumes[node_index(in.node)];
+        if (r.size() <= in.index) r.resize(in.index + 1);
+        r[in.index] = value;
+        tasks.push_back(in.node + "#resume");
+      }
+      for (std::size_t k = 0; k < interrupts.size(); ++k)
+        rows.push_back({tasks[k], static_cast<std::int32_t>(interrupts[k].index), "__resume__", value});
+      self.store_->put_writes(thread, parent, rows);
+      interrupts.clear();
+    }
+
+    void fork_here(std::int64_t from) {
+      put(checkpoint_source::fork, all_channels(), from, true);
+    }
+
+    // ---- input and updates -------------------------------------------------------------
+    void apply_input(S&& input, checkpoint_source source, std::int64_t from) {
+      if (has_parent) ++thread_step;
+      auto touched = input_touches(input);
+      before_merge(state);
+      detail::apply_input(state, std::move(input));
+      at = position_type{A::table.from_start, {}, 0, {}};
+      bool whole = source == checkpoint_source::fork || !has_parent;
+      put(source, whole ? all_channels() : touched, from, whole);
+    }
+
+    template <class... E>
+    std::int64_t update(patch<E...>&& p, std::size_t node) {
+      before_merge(state);
+      detail::node_set<channels> changed{};
+      detail::apply_patch(state, std::move(p), &changed);
+      typename A::set ran{};
+      ran.set(node);
+      at.active = A::static_next(ran, at.arrived);
+      at.step = 0;
+      return put(checkpoint_source::update, changed, parent, false);
+    }
+
+    // ---- running -----------------------------------------------------------------------
+    template <class Ctx>
+    S run(Ctx& context, const run_config& config, bool resuming) {
+      bool skip_before = resuming;
+      while (at.any()) {
+        if (!skip_before && at.active.intersects(before_set)) break;
+        skip_before = false;
+        auto ran = at.active;
+        try {
+          self.app_.step(state, at, context, config, *this);
+        } catch (const detail::run_paused&) {
+          break;
+        }
+        results = {};
+        resumes = {};
+        if (ran.intersects(after_set) && at.any()) break;
+      }
+      return state;
+    }
+
+    // ---- observer hooks (called by app::step) --------------------------------------------
+    template <std::size_t I, class Slot>
+    bool replay(Slot& slot) {
+      if (!results[I]) return false;
+      using R = typename Slot::value_type;
+      slot.emplace(decode_result<R>(*results[I]));
+      return true;
+    }
+    const std::vector<std::string>* resume_values(std::size_t node) const {
+      return resumes[node].empty() ? nullptr : &resumes[node];
+    }
+    template <class Results, class Failures>
+    void step_failed(std::size_t, const position_type&, Results& results_now, const Failures& failures) {
+      keep_writes(results_now, failures);
+    }
+    template <class Results, class Failures>
+    void step_paused(std::size_t, const position_type&, Results& results_now, const Failures& failures) {
+      keep_writes(results_now, failures);
+      std::vector<pending_write_put> rows;
+      std::vector<std::string> tasks;
+      std::vector<interrupt_signal> signals;
+      for (std::size_t i = 0; i < A::size; ++i) {
+        if (!failures[i]) continue;
+        try {
+          std::rethrow_exception(failures[i]);
+        } catch (const interrupt_signal& s) {
+          signals.push_back(s);
+          tasks.push_back(std::string(App::node_names[i]) + "#interrupt");
+        } catch (...) {
+        }
+      }
+      for (std::size_t k = 0; k < signals.size(); ++k)
+        rows.push_back({tasks[k], static_cast<std::int32_t>(signals[k].index), "__interrupt__", signals[k].payload});
+      self.store_->put_writes(thread, parent, rows);
+    }
+    void before_merge(const S& s) {
+      detail::for_each_index<channels>([&]<std::size_t I>() {
+        if constexpr (detail::appends_only<field_type_t<S, I>>)
+          sizes_before[I] = channel_traits<field_type_t<S, I>>::value(boost::pfr::get<I>(s)).size();
+      });
+    }
+    void step_done(const S&, const position_type&, const detail::node_set<channels>& changed) {
+      ++thread_step;
+      put(checkpoint_source::loop, changed, parent, false);
+    }
+
+   private:
+    static constexpr typename A::set make_set(detail::mp_list<>*) { return {}; }
+    template <class... N>
+    static constexpr typename A::set make_set(detail::mp_list<N...>*) {
+      typename A::set s{};
+      ((A::template index<N> != detail::none ? s.set(A::template index<N>) : void()), ...);
+      return s;
+    }
+    static constexpr typename A::set before_set = make_set(static_cast<Before*>(nullptr));
+    static constexpr typename A::set after_set = make_set(static_cast<After*>(nullptr));
+
+    static detail::node_set<channels> all_channels() {
+      detail::node_set<channels> all{};
+      for (std::size_t i = 0; i < channels; ++i) all.set(i);
+      return all;
+    }
+
+    static detail::node_set<channels> input_touches(const S& input) {
+      detail::node_set<channels> touched{};
+      detail::for_each_index<channels>([&]<std::size_t I>() {
+        using F = field_type_t<S, I>;
+        using V = typename channel_traits<F>::value_type;
+        const V& v = channel_traits<F>::value(boost::pfr::get<I>(input));
+        if constexpr (requires { v.empty(); }) {
+          if (!v.empty()) touched.set(I);
+        } else if constexpr (std::equality_comparable<V>) {
+          if (!(v == V{})) touched.set(I);
+        } else {
+          touched.set(I);
+        }
+      });
+      return touched;
+    }
+
+    std::size_t node_index(std::string_view name) const {
+      for (std::size_t i = 0; i < A::size; ++i)
+        if (App::node_names[i] == name) return i;
+      throw checkpoint_error("stategraph: checkpoint of thread '" + thread + "' names node '" + std::string(name) +
+                             "', which this graph does not have");
+    }
+    static std::pair<std::string, std::string> split_task(const std::string& task) {
+      auto hash = task.rfind('#');
+      if (hash == std::string::npos) return {task, ""};
+      return {task.substr(0, hash), task.substr(hash + 1)};
+    }
+
+    std::string schema_difference(const nlohmann::json& meta) const {
+      std::string msg = "stategraph: thread '" + thread + "' was checkpointed with another schema; channels that differ:";
+      std::vector<std::pair<std::string, std::string>> theirs;
+      if (meta.contains("schema") && meta["schema"].is_array())
+        for (const auto& f : meta["schema"])
+          if (f.is_array() && f.size() == 2 && f[0].is_string() && f[1].is_string())
+            theirs.emplace_back(f[0].template get<std::string>(), f[1].template get<std::string>());
+      auto ours = detail::schema_fields<S>();
+      for (const auto& field : ours) {
+        auto it = std::find_if(theirs.begin(), theirs.end(), [&](const auto& t) { return t.first == field.first; });
+        if (it == theirs.end()) msg += " " + std::string(field.first) + " (new)";
+        else if (it->second != field.second)
+          msg += " " + std::string(field.first) + " (" + it->second + " -> " + std::string(field.second) + ")";
+      }
+      for (const auto& field : theirs)
+        if (std::none_of(ours.begin(), ours.end(), [&](const auto& o) { return o.first == field.first; }))
+          msg += " " + field.first + " (removed)";
+      return msg + "; nothing was loaded";
+    }
+
+    nlohmann::json encode_position() const {
+      nlohmann::json meta;
+      meta["run_step"] = at.step;
+      nlohmann::json next = nlohmann::json::array();
+      for (std::size_t i = 0; i < A::size; ++i)
+        if (at.active.test(i)) next.push_back(App::node_names[i]);
+      meta["next"] = std::move(next);
+      nlohmann::json arrived = nlohmann::json::array();
+      for (std::size_t j = 0; j < A::join_count; ++j) {
+        nlohmann::json names = nlohmann::json::array();
+        for (std::size_t i = 0; i < A::size; ++i)
+          if (at.arrived[j].test(i)) names.push_back(App::node_names[i]);
+        arrived.push_back(std::move(names));
+      }
+      meta["arrived"] = std::move(arrived);
+      nlohmann::json sends = nlohmann::json::object();
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>)
+          if (!std::get<I>(at.sends).empty()) sends[std::string(App::node_names[I])] = std::get<I>(at.sends);
+      });
+      meta["sends"] = std::move(sends);
+      return meta;
+    }
+    void decode_sends(const nlohmann::json& sends, position_type& pos) const {
+      for (auto it = sends.begin(); it != sends.end(); ++it) {
+        std::size_t target = node_index(it.key());
+        detail::for_each_index<A::size>([&]<std::size_t I>() {
+          if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>)
+            if (I == target)
+              std::get<I>(pos.sends) = detail::decode_value<typename App::template queue_for_node<I>>(*it, "pending sends");
+        });
+      }
+    }
+
+    template <class R>
+    static nlohmann::json encode_result(const R& r) {
+      nlohmann::json j;
+      j["update"] = detail::encode_patch(r.update);
+      if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(r.next)>, std::nullptr_t>)
+        j["next"] = r.next ? nlohmann::json(detail::encode_go(*r.next)) : nlohmann::json(nullptr);
+      if constexpr (R::sends_work) {
+        nlohmann::json sends = nlohmann::json::array();
+        if constexpr (requires { r.sends.payload; }) sends.push_back(r.sends.payload);
+        else
+          for (const auto& s : r.sends) sends.push_back(s.payload);
+        j["sends"] = std::move(sends);
+      }
+      return j;
+    }
+    template <class R>
+    static R decode_result(const nlohmann::json& j) {
+      R r{};
+      r.update = detail::decode_patch_as<typename R::patch_type>(j.at("update"));
+      if constexpr (!std::is_same_v<decltype(r.next), std::nullptr_t>)
+        if (!j.at("next").is_null())
+          r.next = detail::decode_go(j.at("next"), static_cast<typename R::go_type*>(nullptr));
+      if constexpr (R::sends_work) {
+        using sends_t = decltype(r.sends);
+        if constexpr (requires { r.sends.payload; }) {
+          r.sends.payload = detail::decode_value<decltype(r.sends.payload)>(j.at("sends").at(0), "a pending send");
+        } else {
+          for (const auto& p : j.at("sends"))
+            r.sends.push_back({detail::decode_value<decltype(typename sends_t::value_type{}.payload)>(p, "a pending send")});
+        }
+      }
+      return r;
+    }
+
+    template <class Results, class Failures>
+    void keep_writes(Results& results_now, const Failures& failures) {
+      std::vector<std::string> tasks, values;
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (requires { std::get<I>(results_now).has_value(); })
+          if (!failures[I] && std::get<I>(results_now) && !results[I]) {
+            tasks.push_back(std::string(App::node_names[I]) + "#result");
+            values.push_back(encode_result(*std::get<I>(results_now)).dump());
+          }
+      });
+      std::vector<pending_write_put> rows;
+      for (std::size_t k = 0; k < tasks.size(); ++k) rows.push_back({tasks[k], 0, "__result__", values[k]});
+      if (!rows.empty()) self.store_->put_writes(thread, parent, rows);
+    }
+
+    std::int64_t put(checkpoint_source source, const detail::node_set<channels>& changed, std::int64_t from, bool whole) {
+      std::array<std::string, channels> texts;
+      std::array<channel_put, channels> rows;
+      std::int64_t next_version = max_version + 1;
+      detail::for_each_index<channels>([&]<std::size_t I>() {
+        rows[I].channel = channel_name_at<S, I>();
+        if (!(whole || changed.test(I))) {
+          rows[I].version = versions[I];
+          return;
+        }
+        versions[I] = next_version;
+        rows[I].version = next_version;
+        if constexpr (detail::appends_only<field_type_t<S, I>>) {
+          const auto& v = channel_traits<field_type_t<S, I>>::value(boost::pfr::get<I>(state));
+          if (!whole && v.size() >= sizes_before[I]) {
+            texts[I] = detail::encode_channel_tail<S, I>(state, sizes_before[I]);
+            rows[I].append = true;
+          } else {
+            texts[I] = detail::encode_channel<S, I>(state);
+          }
+        } else {
+          texts[I] = detail::encode_channel<S, I>(state);
+        }
+        rows[I].value = texts[I];
+      });
+      if (whole || changed.any()) max_version = next_version;
+      nlohmann::json meta = encode_position();
+      meta["max_version"] = max_version;
+      nlohmann::json schema = nlohmann::json::array();
+      for (const auto& field : detail::schema_fields<S>()) schema.push_back({field.first, field.second});
+      meta["schema"] = std::move(schema);
+      std::string meta_text = meta.dump();
+      std::string hash = schema_hash<S>();
+      checkpoint_put cp;
+      cp.thread = thread;
+      cp.parent = from;
+      cp.step = thread_step;
+      cp.source = source;
+      cp.format_version = checkpoint_format_version;
+      cp.schema_hash = hash;
+      cp.metadata = meta_text;
+      cp.channels = rows;
+      parent = self.store_->put(cp);
+      has_parent = true;
+      return parent;
+    }
+
+    const durable_app& self;
+    std::string thread;
+    std::array<std::int64_t, channels> versions{};
+    std::array<std::size_t, channels> sizes_before{};
+    std::int64_t max_version = 0;
+    std::int64_t parent = no_checkpoint;
+    std::int64_t thread_step = 0;
+    bool has_parent = false;
+    std::array<std::optional<nlohmann::json>, A::size> results{};   // kept writes to replay
+    std::array<std::vector<std::string>, A::size> resumes{};         // answers to interrupts
+    std::vector<interrupt_info> interrupts;
+  };
+
+  App app_;
+  Store* store_;
+};
+
+}  // namespace stategraph

@@ -1,0 +1,256 @@
+// The JSON codec of the checkpoint format (opt-in; the core never includes nlohmann_json).
+// User value types use nlohmann's own to_json/from_json (or its NLOHMANN_DEFINE_TYPE
+// macros). A checkpointed graph whose channel has no codec does not compile (SG013).
+#pragma once
+
+#include <stategraph/channels.hpp>
+#include <stategraph/detail/meta.hpp>
+#include <stategraph/errors.hpp>
+#include <stategraph/node.hpp>
+#include <stategraph/schema.hpp>
+
+#include <boost/pfr/core.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wundefined-var-template"
+#endif
+
+namespace stategraph {
+
+inline constexpr int checkpoint_format_version = 1;
+
+// Bad checkpoint data: truncated or corrupted JSON, another schema, a value that does not
+// decode. Thrown before anything is applied or written.
+class checkpoint_error : public error {
+ public:
+  using error::error;
+};
+
+template <class T>
+concept json_codable = requires(nlohmann::json& j, const nlohmann::json& cj, const T& v, T& out) {
+  nlohmann::adl_serializer<T>::to_json(j, v);
+  nlohmann::adl_serializer<T>::from_json(cj, out);
+};
+
+namespace rules {
+template <auto Channel, class Value>
+struct SG013_channel_value_has_no_json_codec {
+  static_assert(stategraph::detail::always_false<Value>,
+                "SG013: a checkpointed graph has a channel whose value type has no JSON codec; give it "
+                "nlohmann to_json/from_json (e.g. NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE)");
+};
+}  // namespace rules
+
+namespace detail {
+
+template <class S, std::size_t I>
+using channel_value_t = typename channel_traits<field_type_t<S, I>>::value_type;
+
+template <class S>
+constexpr bool check_codecs() {
+  constexpr std::size_t bad = [] {
+    std::size_t at = channel_count<S>;
+    for_each_index<channel_count<S>>([&]<std::size_t I>() {
+      if (at == channel_count<S> && !json_codable<channel_value_t<S, I>>) at = I;
+    });
+    return at;
+  }();
+  if constexpr (bad < channel_count<S>) {
+    // Clang prints the boxed address as {&value.<channel>}, GCC as (&...State::<channel>).
+    (void)rules::SG013_channel_value_has_no_json_codec<
+        address_box{&boost::pfr::get<bad>(fake_object<S>::value)}, channel_value_t<S, bad>>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
+// FNV-1a over each channel's name, field type and reducer: two builds agree on a
+// checkpoint exactly when they agree on the schema.
+constexpr std::uint64_t fnv1a(std::uint64_t h, std::string_view s) {
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+template <class S>
+std::vector<std::pair<std::string_view, std::string_view>> schema_fields() {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  for_each_index<channel_count<S>>([&]<std::size_t I>() {
+    out.emplace_back(channel_name_at<S, I>(), type_name<field_type_t<S, I>>());
+  });
+  return out;
+}
+
+}  // namespace detail
+
+template <class S>
+constexpr std::uint64_t schema_hash_value() {
+  std::uint64_t h = 14695981039346656037ull;
+  detail::for_each_index<channel_count<S>>([&]<std::size_t I>() {
+    h = detail::fnv1a(h, channel_name_at<S, I>());
+    h = detail::fnv1a(h, ":");
+    h = detail::fnv1a(h, detail::type_name<field_type_t<S, I>>());
+    h = detail::fnv1a(h, ";");
+  });
+  return h;
+}
+
+template <class S>
+std::string schema_hash() {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out(16, '0');
+  std::uint64_t h = schema_hash_value<S>();
+  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = digits[h & 15];
+  return out;
+}
+
+namespace detail {
+
+// An append channel's checkpoint stores, per version, only the elements the step added.
+template <class F>
+inline constexpr bool appends_only = std::is_same_v<typename channel_traits<F>::reducer, concat>;
+
+template <class S, std::size_t I>
+std::string encode_channel(const S& state) {
+  using F = field_type_t<S, I>;
+  return nlohmann::json(channel_traits<F>::value(boost::pfr::get<I>(state))).dump();
+}
+// The elements of an append channel from index `from` on.
+template <class S, std::size_t I>
+std::string encode_channel_tail(const S& state, std::size_t from) {
+  using F = field_type_t<S, I>;
+  const auto& v = channel_traits<F>::value(boost::pfr::get<I>(state));
+  nlohmann::json arr = nlohmann::json::array();
+  for (std::size_t k = from; k < v.size(); ++k) arr.push_back(v[k]);
+  return arr.dump();
+}
+
+inline nlohmann::json parse_or_throw(std::string_view text, std::string_view what) {
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    throw checkpoint_error("stategraph: checkpoint data for " + std::string(what) +
+                           " is not valid JSON (truncated or corrupted); nothing was loaded");
+  return j;
+}
+
+template <class T>
+T decode_value(const nlohmann::json& j, std::string_view what) {
+  try {
+    return j.get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    throw checkpoint_error("stategraph: checkpoint value of " + std::string(what) + " does not decode: " + e.what());
+  }
+}
+
+// Decodes channel I from its stored value and append pieces into `state`.
+template <class S, std::size_t I>
+void decode_channel(S& state, std::string_view value, const std::vector<std::string>& appends) {
+  using F = field_type_t<S, I>;
+  using V = typename channel_traits<F>::value_type;
+  constexpr std::string_view name = channel_name_at<S, I>();
+  V v = decode_value<V>(parse_or_throw(value, name), name);
+  if constexpr (appends_only<F>) {
+    for (const auto& piece : appends) {
+      auto more = decode_value<V>(parse_or_throw(piece, name), name);
+      v.insert(v.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    }
+  } else if (!appends.empty()) {
+    throw checkpoint_error("stategraph: channel '" + std::string(name) + "' has append pieces but is not an append channel");
+  }
+  channel_traits<F>::value(boost::pfr::get<I>(state)) = std::move(v);
+}
+
+// ---- node results (kept as pending writes when a step fails or pauses) -----------------
+
+template <auto C, class V, bool O>
+const V& entry_value(const entry<C, V, O>& e) {
+  if constexpr (O) return *e.value;
+  else return e.value;
+}
+
+template <class... E>
+nlohmann::json encode_patch(const patch<E...>& p) {
+  nlohmann::json arr = nlohmann::json::array();
+  std::apply(
+      [&](const auto&... e) {
+        ((e.present() ? arr.push_back(nlohmann::json(entry_value(e))) : arr.push_back(nullptr)), ...);
+      },
+      p.entries);
+  return arr;
+}
+
+template <class... E>
+patch<E...> decode_patch(const nlohmann::json& arr) {
+  if (!arr.is_array() || arr.size() != sizeof...(E)) throw checkpoint_error("stategraph: a pending write does not match its node's patch");
+  patch<E...> p{};
+  std::size_t k = 0;
+  std::apply(
+      [&](auto&... e) {
+        (
+            [&](auto& one) {
+              using entry_t = std::remove_reference_t<decltype(one)>;
+              const auto& j = arr[k++];
+              if constexpr (requires { one.value.has_value(); }) {
+                if (!j.is_null()) one.value = decode_value<typename entry_t::value_type>(j, "a pending write");
+              } else {
+                one.value = decode_value<typename entry_t::value_type>(j, "a pending write");
+              }
+            }(e),
+            ...);
+      },
+      p.entries);
+  return p;
+}
+
+template <class P>
+struct patch_decoder;
+template <class... E>
+struct patch_decoder<patch<E...>> {
+  static patch<E...> decode(const nlohmann::json& j) { return decode_patch<E...>(j); }
+};
+template <class P>
+P decode_patch_as(const nlohmann::json& j) {
+  return patch_decoder<P>::decode(j);
+}
+
+template <class Go>
+nlohmann::json encode_go(const Go& g) {
+  return g.mask();
+}
+template <class... Ts>
+go<Ts...> decode_go(const nlohmann::json& j, go<Ts...>*) {
+  auto mask = j.get<std::uint64_t>();
+  std::optional<go<Ts...>> out;
+  std::size_t k = 0;
+  ((((mask >> k++) & 1u) && !out ? (void)out.emplace(to<Ts>) : void()), ...);
+  if (!out) throw checkpoint_error("stategraph: a pending write names no target");
+  return *out;
+}
+template <class... Ts>
+go_all<Ts...> decode_go(const nlohmann::json& j, go_all<Ts...>*) {
+  auto mask = j.get<std::uint64_t>();
+  go_all<Ts...> out;
+  std::size_t k = 0;
+  ((((mask >> k++) & 1u) ? (void)out.add(to<Ts>) : void()), ...);
+  return out;
+}
+
+}  // namespace detail
+
+}  // namespace stategraph
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
