@@ -11,6 +11,8 @@
 #include <stategraph/node.hpp>
 #include <stategraph/schedule.hpp>
 #include <stategraph/schema.hpp>
+#include <stategraph/send.hpp>
+#include <stategraph/detail/call.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -18,69 +20,6 @@
 #include <type_traits>
 
 namespace stategraph {
-
-// ---- what a node returns, normalised ------------------------------------------------------
-
-namespace detail {
-template <class R>
-struct result_kind {
-  static constexpr bool supported = false;
-  using patch_type = void;
-  using go_type = void;
-};
-template <>
-struct result_kind<void> {
-  static constexpr bool supported = true;
-  using patch_type = patch<>;
-  using go_type = void;
-};
-template <class... E>
-struct result_kind<patch<E...>> {
-  static constexpr bool supported = true;
-  using patch_type = patch<E...>;
-  using go_type = void;
-};
-template <class P, class G>
-struct result_kind<command<P, G>> {
-  static constexpr bool supported = result_kind<P>::supported && is_go<G>::value;
-  using patch_type = P;
-  using go_type = G;
-};
-
-template <class N, class S>
-using node_view_t = view<S, typename node_traits<N>::reads_type>;
-
-template <class N, class S, class Ctx>
-constexpr bool callable_with() {
-  if constexpr (std::is_same_v<Ctx, no_context>) return std::is_invocable_v<const N&, node_view_t<N, S>>;
-  else return std::is_invocable_v<const N&, node_view_t<N, S>, Ctx&> || std::is_invocable_v<const N&, node_view_t<N, S>>;
-}
-
-// The result of calling node N with its view (and the context, when it takes one).
-template <class N, class S, class Ctx>
-struct call_result {
-  using type = void;
-  static constexpr bool callable = false;
-};
-template <class N, class S, class Ctx>
-  requires(callable_with<N, S, Ctx>())
-struct call_result<N, S, Ctx> {
-  static constexpr bool callable = true;
-  static constexpr bool with_context =
-      !std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, node_view_t<N, S>, Ctx&>;
-  using type = std::remove_cvref_t<typename std::conditional_t<
-      with_context, std::invoke_result<const N&, node_view_t<N, S>, Ctx&>,
-      std::invoke_result<const N&, node_view_t<N, S>>>::type>;
-};
-
-template <class T>
-concept node_like = std::is_class_v<T> && !is_pseudo<T> &&
-                    (requires { &T::operator(); } || requires { typename T::reads; } ||
-                     requires { typename T::writes; } || requires { typename T::tag; });
-
-template <class Entry>
-using entry_channel = value_t<Entry::channel>;
-}  // namespace detail
 
 namespace rules {
 
@@ -120,6 +59,14 @@ STATEGRAPH_DIAGNOSTIC(SG009_node_cannot_reach_end, STATEGRAPH_P(class Node), Nod
                       "SG009: no path leads from this node to end")
 STATEGRAPH_DIAGNOSTIC(SG010_command_goes_to_undeclared_target, STATEGRAPH_P(class Node, class Target), Node,
                       "SG010: the node's command can go to a target missing from its `goes`")
+STATEGRAPH_DIAGNOSTIC(SG010_sends_to_undeclared_target, STATEGRAPH_P(class Node, class Target), Node,
+                      "SG010: the node returns sends to a target missing from its `sends`")
+STATEGRAPH_DIAGNOSTIC(SG011_send_target_does_not_accept_the_payload, STATEGRAPH_P(class Node, class Payload), Node,
+                      "SG011: a send target's call operator must accept (sg::view<State, reads>, const Payload&)")
+STATEGRAPH_DIAGNOSTIC(SG012_context_does_not_provide_the_seam, STATEGRAPH_P(class Node, class Seam, class Context),
+                      Node,
+                      "SG012: the node's seam is not provided by the runtime context (derive the context from "
+                      "the seam, or give it `Seam& provide<Seam>()`)")
 STATEGRAPH_DIAGNOSTIC(SG011_call_operator_does_not_accept_the_view, STATEGRAPH_P(class Node, class View), Node,
                       "SG011: the node's call operator does not accept its view (sg::view<State, reads>)")
 STATEGRAPH_DIAGNOSTIC(SG011_node_returns_unsupported_type, STATEGRAPH_P(class Node, class Result), Node,
@@ -170,6 +117,32 @@ constexpr bool check_channels_belong() {
   }
 }
 
+// The payload type a send target receives, or void when nothing sends to it.
+template <class Queue>
+struct payload_of_queue {
+  using type = typename Queue::value_type;
+};
+template <>
+struct payload_of_queue<stategraph::detail::no_queue> {
+  using type = void;
+};
+template <class A, class Name>
+struct payload_of : payload_of_queue<typename stategraph::detail::send_plan<A>::template queue_for<Name>> {};
+
+template <class S, class Name, class N, class Ctx, class Payload>
+constexpr bool check_send_call() {
+  using call = stategraph::detail::send_call_result<N, S, Payload, Ctx>;
+  if constexpr (!call::callable) {
+    (void)SG011_send_target_does_not_accept_the_payload<Name, Payload>{};
+    return false;
+  } else if constexpr (!stategraph::detail::result_kind<typename call::type>::supported) {
+    (void)SG011_node_returns_unsupported_type<Name, typename call::type>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
 template <class S, class Name, class N, class Ctx>
 constexpr bool check_call() {
   using call = stategraph::detail::call_result<N, S, Ctx>;
@@ -185,10 +158,13 @@ constexpr bool check_call() {
 }
 
 // What the node returns against what it declared: SG002, SG004, SG010.
-template <class S, class Name, class N, class Ctx>
+template <class S, class Name, class N, class Ctx,
+          class R = typename stategraph::detail::call_result<N, S, Ctx>::type>
 constexpr bool check_result() {
   using tr = node_traits<N>;
-  using result = stategraph::detail::result_kind<typename stategraph::detail::call_result<N, S, Ctx>::type>;
+  using result = stategraph::detail::result_kind<R>;
+  using sent_to = stategraph::detail::send_targets_of<R>;
+  constexpr std::size_t stray_send = detail::mp_find_if_q<sent_to, detail::not_in<typename tr::sends_list>>::value;
   using entries = boost::mp11::mp_rename<typename result::patch_type, stategraph::detail::mp_list>;
   constexpr std::size_t undeclared =
       detail::mp_find_if_q<entries, detail::undeclared_write<typename tr::writes_type::list>>::value;
@@ -204,6 +180,9 @@ constexpr bool check_result() {
     return false;
   } else if constexpr (stray < detail::mp_size<targets>::value) {
     (void)SG010_command_goes_to_undeclared_target<Name, detail::mp_at_c<targets, stray>>{};
+    return false;
+  } else if constexpr (stray_send < detail::mp_size<sent_to>::value) {
+    (void)SG010_sends_to_undeclared_target<Name, detail::mp_at_c<sent_to, stray_send>>{};
     return false;
   } else {
     return true;
@@ -225,15 +204,38 @@ constexpr bool check_targets() {
   }
 }
 
+// SG012: with a known context (at invoke), every declared seam must be provided.
+template <class Name, class N, class Ctx>
+constexpr bool check_seam() {
+  using seam_t = typename node_traits<N>::seam;
+  if constexpr (std::is_void_v<seam_t> || std::is_same_v<Ctx, stategraph::detail::any_context>) {
+    return true;
+  } else if constexpr (!stategraph::detail::provides_seam<Ctx, seam_t>) {
+    (void)SG012_context_does_not_provide_the_seam<Name, seam_t, Ctx>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
 template <class A, std::size_t I, class Ctx>
 constexpr bool check_node() {
   using S = typename A::state_type;
   using Name = detail::mp_at_c<typename A::names, I>;
   using N = typename A::template node<I>;
+  using payload = typename payload_of<A, Name>::type;
+  constexpr bool plain = stategraph::detail::callable_with<N, S, Ctx>();
   if constexpr (!check_channels_belong<S, Name, N>()) return false;
   else if constexpr (!check_targets<Name, N, typename A::names>()) return false;
-  else if constexpr (!check_call<S, Name, N, Ctx>()) return false;
-  else return check_result<S, Name, N, Ctx>();
+  else if constexpr (!check_seam<Name, N, Ctx>()) return false;
+  else if constexpr (!std::is_void_v<payload> && !plain) {  // runs only as a send target
+    if constexpr (!check_send_call<S, Name, N, Ctx, payload>()) return false;
+    else return check_result<S, Name, N, Ctx, typename stategraph::detail::send_call_result<N, S, payload, Ctx>::type>();
+  } else if constexpr (!check_call<S, Name, N, Ctx>()) {
+    return false;
+  } else {
+    return check_result<S, Name, N, Ctx>();
+  }
 }
 
 template <class A, std::size_t B>
@@ -242,7 +244,8 @@ constexpr bool check_router() {
   using parts = typename A::template branch_parts<typename A::template branch_at<B>>;
   using R = typename parts::router;
   if constexpr (!check_channels_belong<S, R, R>()) return false;
-  else if constexpr (!is_go<typename parts::go_type>::value) {
+  else if constexpr (!is_go<typename parts::go_type>::value &&
+                     !stategraph::detail::send_traits<typename parts::go_type>::is_send) {
     (void)SG011_node_returns_unsupported_type<R, typename parts::go_type>{};
     return false;
   } else {
@@ -357,6 +360,7 @@ struct graph_facts {
       out[i] = A::table.successors[i];
       out[i] |= A::table.goes[i];
       out[i] |= A::table.sends[i];
+      if constexpr (A::reactive) out[i] |= A::may_wake(i);
     }
     for (auto& row : A::table.join_rows)
       for (std::size_t i = 0; i < n; ++i)
@@ -413,6 +417,7 @@ struct graph_facts {
 
   static constexpr std::size_t unreachable = [] {
     typename A::set seen = A::table.from_start;
+    if constexpr (A::reactive) seen |= A::wakes_on_input;
     for (bool grew = true; grew;) {
       grew = false;
       for (std::size_t i = 0; i < n; ++i)
@@ -460,8 +465,7 @@ struct graph_facts {
     for (std::size_t i = 0; i < n; ++i) {
       for (std::size_t j = i + 1; j < n; ++j)
         if (last_value_writes[i].intersects(last_value_writes[j])) return true;
-      for (std::size_t t = 0; t < n; ++t)  // a send target may run many times in one step
-        if (A::table.sends[t].test(i) && last_value_writes[i].any()) return true;
+      if (A::send_targets.test(i) && last_value_writes[i].any()) return true;  // it may run many times in a step
     }
     return false;
   }();
@@ -474,10 +478,9 @@ struct graph_facts {
     } else {
       constexpr auto& together = A::may_run_together;
       for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t t = 0; t < n; ++t)
-          if (A::table.sends[t].test(i) && last_value_writes[i].any())
-            for (std::size_t ch = 0; ch < c; ++ch)
-              if (last_value_writes[i].test(ch)) return conflict{i, i, ch};
+        if (A::send_targets.test(i) && last_value_writes[i].any())
+          for (std::size_t ch = 0; ch < c; ++ch)
+            if (last_value_writes[i].test(ch)) return conflict{i, i, ch};
         for (std::size_t j = i + 1; j < n; ++j) {
           if (!together.with[i].test(j)) continue;
           for (std::size_t ch = 0; ch < c; ++ch)

@@ -160,6 +160,25 @@ constexpr void apply_input(S& state, S&& input) {
   });
 }
 
+// The channels an input sets: a non-empty container, a value other than its default.
+template <class S>
+node_set<channel_count<S>> input_touches(const S& input) {
+  node_set<channel_count<S>> touched{};
+  for_each_index<channel_count<S>>([&]<std::size_t I>() {
+    using F = field_type_t<S, I>;
+    using V = typename channel_traits<F>::value_type;
+    const V& v = channel_traits<F>::value(boost::pfr::get<I>(input));
+    if constexpr (requires { v.empty(); }) {
+      if (!v.empty()) touched.set(I);
+    } else if constexpr (std::equality_comparable<V>) {
+      if (!(v == V{})) touched.set(I);
+    } else {
+      touched.set(I);
+    }
+  });
+  return touched;
+}
+
 template <class S>
 constexpr void clear_ephemeral(S& state) {
   for_each_index<channel_count<S>>([&]<std::size_t I>() {
@@ -282,6 +301,7 @@ class app {
   // Runs the graph from a new state: `input` is applied through the reducers onto a
   // default-constructed state, then supersteps run until nothing is active.
   state_type invoke(state_type input, const run_config& config = {}) const {
+    static_assert(rules::check_all<G, A, detail::no_context>(), "stategraph: see the rule above");
     detail::no_context none;
     return run(std::move(input), none, config);
   }
@@ -296,6 +316,7 @@ class app {
   template <class Callback>
     requires std::is_invocable_v<Callback&, const event<state_type>&>
   state_type stream(state_type input, stream_mode mode, Callback&& callback, const run_config& config = {}) const {
+    static_assert(rules::check_all<G, A, detail::no_context>(), "stategraph: see the rule above");
     detail::no_context none;
     return stream_with(std::move(input), mode, none, callback, config);
   }
@@ -314,8 +335,15 @@ class app {
   // checkpointed runs.
   position_type begin_run(state_type& state, state_type input) const {
     state = state_type{};
+    return position_type{first_frontier(state, std::move(input)), {}, 0, {}};
+  }
+  // Applies the input onto `state` and returns what runs first: start's successors and, in
+  // a reactive graph, the subscribers of the channels the input set.
+  typename A::set first_frontier(state_type& state, state_type input) const {
+    typename A::set first = A::table.from_start;
+    if constexpr (A::reactive) first |= A::woken_by(detail::input_touches(input));
     detail::apply_input(state, std::move(input));
-    return position_type{A::table.from_start, {}, 0, {}};
+    return first;
   }
   template <class Ctx, class Observer = detail::quiet>
   bool step(state_type& state, position_type& at, Ctx& context, const run_config& config,
@@ -477,11 +505,11 @@ class app {
   template <class Ctx>
   state_type run(state_type input, Ctx& context, const run_config& config) const {
     state_type state{};
-    detail::apply_input(state, std::move(input));
     if constexpr (fixed_fast_path) {
+      detail::apply_input(state, std::move(input));
       run_fixed(state, context, config);
     } else {
-      position_type at{A::table.from_start, {}, 0, {}};
+      position_type at{first_frontier(state, std::move(input)), {}, 0, {}};
       detail::quiet q;
       while (run_step(state, at, context, config, q)) {
       }
@@ -734,6 +762,7 @@ class app {
 
     // The barrier: merge in node order (a node's own run, then its sends in send order),
     // then decide what runs next.
+    constexpr bool track = Observer::durable || A::reactive;
     [[maybe_unused]] detail::node_set<channel_count<state_type>> changed{};
     if constexpr (Observer::durable) observer.before_merge(state);
     if constexpr (detail::has_ephemeral<state_type>) {
@@ -742,7 +771,7 @@ class app {
     }
     auto merge = [&](std::string_view name, auto& result) {
       if constexpr (Observer::streams) observer.update(step_no, name, detail::written_channels<state_type>(result.update));
-      if constexpr (Observer::durable) detail::apply_patch(state, std::move(result.update), &changed);
+      if constexpr (track) detail::apply_patch(state, std::move(result.update), &changed);
       else detail::apply_patch(state, std::move(result.update), nullptr);
     };
     detail::for_each_index<A::size>([&]<std::size_t I>() {
@@ -752,6 +781,7 @@ class app {
         for (auto& slot : std::get<I>(f.sent)) merge(node_names[I], *slot.result);
     });
     typename A::set next = A::static_next(ran, at.arrived);
+    if constexpr (A::reactive) next |= A::woken_by(changed);
     typename sends_plan::queues next_sends{};
     detail::for_each_index<A::size>([&]<std::size_t I>() {
       if constexpr (plain<I, Ctx>) if (at.active.test(I)) {

@@ -3,9 +3,11 @@
 // compile time from the graph type.
 #pragma once
 
+#include <stategraph/detail/call.hpp>
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/graph.hpp>
 #include <stategraph/node.hpp>
+#include <stategraph/schema.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -19,13 +21,6 @@
 namespace stategraph {
 
 namespace detail {
-
-// Lets a call-operator check accept a node that takes a runtime context we do not know yet.
-struct any_context {
-  template <class T>
-  operator T&() const;
-};
-struct no_context {};
 
 // The value a router returns, or void when it cannot be called with its view.
 template <class R, class S, class = void>
@@ -53,7 +48,9 @@ struct element_nodes_in {
 };
 template <class S, class Src, class R>
 struct element_nodes_in<S, branch<Src, R>> {
-  using type = boost::mp11::mp_push_front<typename go_targets<typename router_result<R, S>::type>::type, Src>;
+  using result = typename router_result<R, S>::type;
+  using type = boost::mp11::mp_push_front<
+      boost::mp11::mp_append<typename go_targets<result>::type, send_targets_of<result>>, Src>;
 };
 
 template <class T>
@@ -181,8 +178,9 @@ struct analysis {
   struct branch_parts<branch<Src, R>> {
     using source = Src;
     using router = R;
-    using go_type = typename detail::router_result<R, state_type>::type;
-    using targets = typename detail::go_targets<go_type>::type;
+    using go_type = typename detail::router_result<R, state_type>::type;  // go, go_all or sends
+    using targets =
+        boost::mp11::mp_append<typename detail::go_targets<go_type>::type, detail::send_targets_of<go_type>>;
   };
   // For branch B: its source's index, and each target's index (none for end).
   template <std::size_t B>
@@ -194,6 +192,19 @@ struct analysis {
   static constexpr bool branch_is_all = !std::is_same_v<
       typename branch_parts<branch_at<B>>::go_type,
       boost::mp11::mp_rename<typename branch_parts<branch_at<B>>::targets, go>>;
+  template <std::size_t B>
+  static constexpr bool branch_sends = detail::send_traits<typename branch_parts<branch_at<B>>::go_type>::is_send;
+  // Every node that may receive sends (and so may run several times in one step).
+  static constexpr set send_targets = [] {
+    set out{};
+    for (std::size_t i = 0; i < size; ++i) out |= table.sends[i];
+    detail::for_each_index<branch_count>([&]<std::size_t B>() {
+      if constexpr (branch_sends<B>)
+        for (auto t : branch_targets<B>)
+          if (t != detail::none) out.set(t);
+    });
+    return out;
+  }();
 
   static constexpr bool any_goes = [] {
     for (std::size_t i = 0; i < size; ++i)
@@ -209,6 +220,56 @@ struct analysis {
     bool any = false;
     detail::for_each_index<size>([&]<std::size_t I>() { any = any || node_traits<node<I>>::declares_subscribes; });
     return any;
+  }();
+
+  // ---- reactive nodes: scheduled in the step after a subscribed channel changed ------------
+  //
+  // A graph is reactive when a node declares `subscribes`. There, a node that declares
+  // nothing at all (no reads, writes or subscribes) conservatively subscribes to every
+  // channel; a node with reads/writes but no `subscribes` runs only by edges.
+
+  static constexpr bool reactive = any_subscribes;
+  static constexpr std::size_t channels = channel_count<state_type>;
+  using channel_set = detail::node_set<channels>;
+
+  struct reactive_tables {
+    std::array<set, channels> subscribers{};  // per channel: the nodes it wakes
+    std::array<channel_set, size> writes{};   // per node: the channels it declares it writes
+  };
+  static constexpr reactive_tables make_reactive() {
+    reactive_tables t{};
+    detail::for_each_index<size>([&]<std::size_t I>() {
+      using tr = node_traits<node<I>>;
+      boost::mp11::mp_for_each<typename tr::writes_type::list>([&]<class V>(V) {
+        if constexpr (std::is_same_v<state_of<V::value>, state_type>) t.writes[I].set(channel_index<state_type, V::value>());
+      });
+      if constexpr (!reactive) return;
+      if constexpr (tr::declares_subscribes) {
+        boost::mp11::mp_for_each<typename tr::subscribes_list>([&]<class V>(V) {
+          if constexpr (std::is_same_v<state_of<V::value>, state_type>)
+            t.subscribers[channel_index<state_type, V::value>()].set(I);
+        });
+      } else if constexpr (!tr::declares_reads && !tr::declares_writes) {
+        for (std::size_t c = 0; c < channels; ++c) t.subscribers[c].set(I);
+      }
+    });
+    return t;
+  }
+  static constexpr reactive_tables reactivity = make_reactive();
+
+  // The nodes woken by a change of any channel in `changed`.
+  static constexpr set woken_by(const channel_set& changed) {
+    set out{};
+    for (std::size_t c = 0; c < channels; ++c)
+      if (changed.test(c)) out |= reactivity.subscribers[c];
+    return out;
+  }
+  // Every node a run of `i` may wake (through the channels it may write).
+  static constexpr set may_wake(std::size_t i) { return woken_by(reactivity.writes[i]); }
+  static constexpr set wakes_on_input = [] {
+    channel_set all{};
+    for (std::size_t c = 0; c < channels; ++c) all.set(c);
+    return woken_by(all);
   }();
 
   // ---- abstract runs: every frontier a run can reach, ignoring channel values ----------
@@ -238,8 +299,12 @@ struct analysis {
     return next;
   }
 
+  // Past this many abstract states (or choices in one step) the analysis stops, and SG008
+  // is left to the run-time guard.
+  static constexpr std::size_t exploration_cap = 4096;
+
   // Each choice point of a step: the subsets of targets it may activate.
-  static constexpr std::vector<std::vector<set>> choices(const set& ran) {
+  static constexpr std::vector<std::vector<set>> choices(const set& ran, bool& complete) {
     std::vector<std::vector<set>> out;
     detail::for_each_index<branch_count>([&]<std::size_t B>() {
       constexpr std::size_t src = branch_source<B>;
@@ -265,13 +330,15 @@ struct analysis {
     });
     for (std::size_t i = 0; i < size; ++i) {
       if (!ran.test(i)) continue;
-      for (auto* extra : {&table.goes[i], &table.sends[i]}) {
+      const set woken = reactive ? may_wake(i) : set{};
+      for (auto* extra : {&table.goes[i], &table.sends[i], &woken}) {
         if (!extra->any()) continue;
         std::vector<set> options{set{}};
         for (std::size_t t = 0; t < size; ++t) {
           if (!extra->test(t)) continue;
           std::size_t n = options.size();
-          for (std::size_t o = 0; o < n && options.size() < 4096; ++o) {
+          if (n >= exploration_cap) complete = false;
+          for (std::size_t o = 0; o < n && options.size() < exploration_cap; ++o) {
             set s = options[o];
             s.set(t);
             options.push_back(s);
@@ -282,8 +349,6 @@ struct analysis {
     }
     return out;
   }
-
-  static constexpr std::size_t exploration_cap = 4096;
 
   struct exploration {
     bool complete = true;
@@ -299,6 +364,14 @@ struct analysis {
     first.frontier = table.from_start;
     todo.push_back(first);
     ex.states.push_back(first);
+    if constexpr (reactive) {  // the input may wake any subscriber, or none
+      abstract_state woken = first;
+      woken.frontier |= wakes_on_input;
+      if (!(woken == first)) {
+        todo.push_back(woken);
+        ex.states.push_back(woken);
+      }
+    }
     while (!todo.empty()) {
       abstract_state cur = todo.back();
       todo.pop_back();
@@ -306,7 +379,7 @@ struct analysis {
         if (cur.frontier.test(i)) ex.together[i] |= cur.frontier;
       abstract_state base = cur;
       set fixed = static_next(cur.frontier, base.arrived);
-      auto points = choices(cur.frontier);
+      auto points = choices(cur.frontier, ex.complete);
       std::vector<set> combos{fixed};
       for (auto& options : points) {
         std::vector<set> grown;

@@ -6,7 +6,7 @@
 
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/node.hpp>
-#include <stategraph/rules.hpp>
+#include <stategraph/detail/call.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -18,43 +18,6 @@
 namespace stategraph {
 
 namespace detail {
-
-// A node that no send targets keeps no queue.
-struct no_queue {
-  static constexpr bool empty() { return true; }
-  static constexpr std::size_t size() { return 0; }
-  static constexpr void clear() {}
-  friend constexpr bool operator==(const no_queue&, const no_queue&) = default;
-};
-
-template <class R>
-struct send_traits {
-  static constexpr bool is_send = false;
-  using sends = mp_list<>;
-};
-template <class T, class P>
-struct send_traits<send_to<T, P>> {
-  static constexpr bool is_send = true;
-  using sends = mp_list<send_to<T, P>>;
-};
-template <class T, class P>
-struct send_traits<std::vector<send_to<T, P>>> {
-  static constexpr bool is_send = true;
-  using sends = mp_list<send_to<T, P>>;
-};
-
-template <class T, class P>
-struct result_kind<send_to<T, P>> {
-  static constexpr bool supported = true;
-  using patch_type = patch<>;
-  using go_type = void;
-};
-template <class T, class P>
-struct result_kind<std::vector<send_to<T, P>>> {
-  static constexpr bool supported = true;
-  using patch_type = patch<>;
-  using go_type = void;
-};
 
 // Appends the sends a result carries to the per-target queues.
 template <class Names, class Queues, class T, class P>

@@ -341,10 +341,9 @@ class durable_app {
     // ---- input and updates -------------------------------------------------------------
     void apply_input(S&& input, checkpoint_source source, std::int64_t from) {
       if (has_parent) ++thread_step;
-      auto touched = input_touches(input);
+      auto touched = detail::input_touches(input);
       before_merge(state);
-      detail::apply_input(state, std::move(input));
-      at = position_type{A::table.from_start, {}, 0, {}};
+      at = position_type{self.app_.first_frontier(state, std::move(input)), {}, 0, {}};
       bool whole = source == checkpoint_source::fork || !has_parent;
       put(source, whole ? all_channels() : touched, from, whole);
     }
@@ -364,6 +363,7 @@ class durable_app {
     // ---- running -----------------------------------------------------------------------
     template <class Ctx>
     S run(Ctx& context, const run_config& config, bool resuming) {
+      static_assert(rules::check_all<typename App::graph_type, A, Ctx>(), "stategraph: see the rule above");
       bool skip_before = resuming;
       while (at.any()) {
         if (!skip_before && at.active.intersects(before_set)) break;
@@ -442,23 +442,6 @@ class durable_app {
       detail::node_set<channels> all{};
       for (std::size_t i = 0; i < channels; ++i) all.set(i);
       return all;
-    }
-
-    static detail::node_set<channels> input_touches(const S& input) {
-      detail::node_set<channels> touched{};
-      detail::for_each_index<channels>([&]<std::size_t I>() {
-        using F = field_type_t<S, I>;
-        using V = typename channel_traits<F>::value_type;
-        const V& v = channel_traits<F>::value(boost::pfr::get<I>(input));
-        if constexpr (requires { v.empty(); }) {
-          if (!v.empty()) touched.set(I);
-        } else if constexpr (std::equality_comparable<V>) {
-          if (!(v == V{})) touched.set(I);
-        } else {
-          touched.set(I);
-        }
-      });
-      return touched;
     }
 
     std::size_t node_index(std::string_view name) const {

@@ -1,0 +1,167 @@
+// How the runtime and the rules see a node's call: its view, whether it can be called, and
+// what its result means (an update, goto targets, sends).
+#pragma once
+
+#include <stategraph/detail/meta.hpp>
+#include <stategraph/graph.hpp>
+#include <stategraph/node.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <concepts>
+#include <cstddef>
+#include <type_traits>
+#include <vector>
+
+namespace stategraph {
+// Hands a node the seam it declared (`using seam = reasoning;`) from its context.
+template <class Seam, class Ctx>
+Seam& seam(Ctx& context) {
+  if constexpr (std::derived_from<Ctx, Seam>) return context;
+  else return context.template provide<Seam>();
+}
+}  // namespace stategraph
+
+namespace stategraph::detail {
+
+// Lets a call-operator check accept a node that takes a runtime context we do not know yet.
+struct any_context {
+  template <class T>
+  operator T&() const;
+};
+struct no_context {};
+
+template <class R>
+struct result_kind {
+  static constexpr bool supported = false;
+  using patch_type = void;
+  using go_type = void;
+};
+template <>
+struct result_kind<void> {
+  static constexpr bool supported = true;
+  using patch_type = patch<>;
+  using go_type = void;
+};
+template <class... E>
+struct result_kind<patch<E...>> {
+  static constexpr bool supported = true;
+  using patch_type = patch<E...>;
+  using go_type = void;
+};
+template <class P, class G>
+struct result_kind<command<P, G>> {
+  static constexpr bool supported = result_kind<P>::supported && is_go<G>::value;
+  using patch_type = P;
+  using go_type = G;
+};
+
+template <class N, class S>
+using node_view_t = view<S, typename node_traits<N>::reads_type>;
+
+template <class N, class S, class Ctx>
+constexpr bool callable_with() {
+  if constexpr (std::is_same_v<Ctx, no_context>) return std::is_invocable_v<const N&, node_view_t<N, S>>;
+  else return std::is_invocable_v<const N&, node_view_t<N, S>, Ctx&> || std::is_invocable_v<const N&, node_view_t<N, S>>;
+}
+
+// The result of calling node N with its view (and the context, when it takes one).
+template <class N, class S, class Ctx>
+struct call_result {
+  using type = void;
+  static constexpr bool callable = false;
+};
+template <class N, class S, class Ctx>
+  requires(callable_with<N, S, Ctx>())
+struct call_result<N, S, Ctx> {
+  static constexpr bool callable = true;
+  static constexpr bool with_context =
+      !std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, node_view_t<N, S>, Ctx&>;
+  using type = std::remove_cvref_t<typename std::conditional_t<
+      with_context, std::invoke_result<const N&, node_view_t<N, S>, Ctx&>,
+      std::invoke_result<const N&, node_view_t<N, S>>>::type>;
+};
+
+// A send target is called with its payload after the view (and the context, if it takes one).
+template <class N, class S, class P, class Ctx>
+constexpr bool send_callable_with() {
+  if constexpr (std::is_same_v<Ctx, no_context>) return std::is_invocable_v<const N&, node_view_t<N, S>, const P&>;
+  else
+    return std::is_invocable_v<const N&, node_view_t<N, S>, const P&, Ctx&> ||
+           std::is_invocable_v<const N&, node_view_t<N, S>, const P&>;
+}
+template <class N, class S, class P, class Ctx>
+struct send_call_result {
+  using type = void;
+  static constexpr bool callable = false;
+};
+template <class N, class S, class P, class Ctx>
+  requires(send_callable_with<N, S, P, Ctx>())
+struct send_call_result<N, S, P, Ctx> {
+  static constexpr bool callable = true;
+  static constexpr bool with_context =
+      !std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, node_view_t<N, S>, const P&, Ctx&>;
+  using type = std::remove_cvref_t<typename std::conditional_t<
+      with_context, std::invoke_result<const N&, node_view_t<N, S>, const P&, Ctx&>,
+      std::invoke_result<const N&, node_view_t<N, S>, const P&>>::type>;
+};
+
+// A seam is a service a node needs from the runtime context: the context derives from it,
+// or hands it out with `provide<Seam>()`.
+template <class Ctx, class Seam>
+concept provides_seam = std::derived_from<Ctx, Seam> || requires(Ctx& c) {
+  { c.template provide<Seam>() } -> std::convertible_to<Seam&>;
+};
+
+template <class T>
+concept node_like = std::is_class_v<T> && !is_pseudo<T> &&
+                    (requires { &T::operator(); } || requires { typename T::reads; } ||
+                     requires { typename T::writes; } || requires { typename T::tag; });
+
+template <class Entry>
+using entry_channel = value_t<Entry::channel>;
+
+// A node that no send targets keeps no queue.
+struct no_queue {
+  static constexpr bool empty() { return true; }
+  static constexpr std::size_t size() { return 0; }
+  static constexpr void clear() {}
+  friend constexpr bool operator==(const no_queue&, const no_queue&) = default;
+};
+
+template <class Send>
+using target_of_send = typename Send::target_type;
+
+template <class R>
+struct send_traits {
+  static constexpr bool is_send = false;
+  using sends = mp_list<>;
+};
+template <class T, class P>
+struct send_traits<send_to<T, P>> {
+  static constexpr bool is_send = true;
+  using sends = mp_list<send_to<T, P>>;
+};
+template <class T, class P>
+struct send_traits<std::vector<send_to<T, P>>> {
+  static constexpr bool is_send = true;
+  using sends = mp_list<send_to<T, P>>;
+};
+
+template <class R>
+using send_targets_of = boost::mp11::mp_transform<target_of_send, typename send_traits<R>::sends>;
+
+template <class T, class P>
+struct result_kind<send_to<T, P>> {
+  static constexpr bool supported = true;
+  using patch_type = patch<>;
+  using go_type = void;
+};
+template <class T, class P>
+struct result_kind<std::vector<send_to<T, P>>> {
+  static constexpr bool supported = true;
+  using patch_type = patch<>;
+  using go_type = void;
+};
+
+}  // namespace stategraph::detail
