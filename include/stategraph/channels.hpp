@@ -199,6 +199,14 @@ struct bounded : detail::channel_storage<std::vector<T>> {
   static constexpr channel_kind kind = channel_kind::accumulator;
 };
 
+// A write that sets the channel's value whatever its reducer: what a subgraph hands back
+// for a channel whose reducer cannot express the child's change as one more write.
+template <class T>
+struct assign_value {
+  T value;
+  friend constexpr bool operator==(const assign_value&, const assign_value&) = default;
+};
+
 // ---- traits --------------------------------------------------------------------------
 
 template <class F>
@@ -225,9 +233,18 @@ struct channel_traits<F> {
 };
 
 // Can a channel of field type F take a write of type U?
+namespace detail {
+template <class U>
+inline constexpr bool is_assign = false;
+template <class T>
+inline constexpr bool is_assign<assign_value<T>> = true;
+}  // namespace detail
+
 template <class F, class U>
-concept accepts_write = std::is_invocable_v<typename channel_traits<F>::reducer,
-                                            typename channel_traits<F>::value_type, U>;
+concept accepts_write =
+    std::is_invocable_v<typename channel_traits<F>::reducer, typename channel_traits<F>::value_type, U> ||
+    (detail::is_assign<std::remove_cvref_t<U>> &&
+     std::is_assignable_v<typename channel_traits<F>::value_type&, decltype(std::declval<U>().value)>);
 
 // Folds one write into a channel, in place when the reducer can.
 template <class F, class U>
@@ -235,7 +252,9 @@ constexpr void reduce_into(F& field, U&& u) {
   using tr = channel_traits<F>;
   using op = typename tr::reducer;
   auto& acc = tr::value(field);
-  if constexpr (requires { op::into(acc, std::forward<U>(u)); }) {
+  if constexpr (detail::is_assign<std::remove_cvref_t<U>>) {
+    acc = std::forward<U>(u).value;
+  } else if constexpr (requires { op::into(acc, std::forward<U>(u)); }) {
     op::into(acc, std::forward<U>(u));
   } else {
     acc = op{}(std::move(acc), std::forward<U>(u));

@@ -58,7 +58,7 @@ class node_error : public error {
     }
     return "stategraph: node '" + std::string(node) + "' failed in step " + std::to_string(step) + ": " + why;
   }
-  std::string_view node_;
+  std::string node_;
   std::size_t step_;
   std::exception_ptr cause_;
 };

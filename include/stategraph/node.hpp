@@ -65,6 +65,9 @@ struct SG001_reads_undeclared_channel {
 
 template <class State, class Reads>
 class view;
+namespace detail {
+struct view_access;
+}
 
 template <class State, auto... Channels>
 class view<State, reads<Channels...>> {
@@ -86,8 +89,19 @@ class view<State, reads<Channels...>> {
   }
 
  private:
+  friend struct detail::view_access;
   const State* state_;
 };
+
+namespace detail {
+// For the library's own composite nodes (subgraphs), which hand the whole state on.
+struct view_access {
+  template <class State, class Reads>
+  static const State& state(const view<State, Reads>& v) noexcept {
+    return *v.state_;
+  }
+};
+}  // namespace detail
 
 // ---- patches ---------------------------------------------------------------------------
 

@@ -491,6 +491,20 @@ class app {
     }
   }
 
+  // A node's failure as the caller sees it. A subgraph's failure already names the child
+  // node as "parent/child": keep that name, with this run's step.
+  [[noreturn]] static void fail(std::string_view node, std::size_t step, const std::exception_ptr& cause) {
+    try {
+      std::rethrow_exception(cause);
+    } catch (const node_error& inner) {
+      if (inner.node().size() > node.size() && inner.node().substr(0, node.size()) == node &&
+          inner.node()[node.size()] == '/')
+        throw node_error(std::string(inner.node()), step, inner.cause());
+    } catch (...) {
+    }
+    throw node_error(node, step, cause);
+  }
+
   [[noreturn]] static void over_limit(const run_config& config, std::size_t step, const typename A::set& active) {
     std::vector<std::string_view> names;
     for (std::size_t i = 0; i < A::size; ++i)
@@ -550,7 +564,7 @@ class app {
     try {
       return call<I>(state, context, config);
     } catch (...) {
-      throw node_error(node_names[I], step, std::current_exception());
+      fail(node_names[I], step, std::current_exception());
     }
   }
 
@@ -742,7 +756,7 @@ class app {
       }
     if (failed < A::size) {
       if constexpr (Observer::durable) observer.step_failed(step_no, at, f.results, f.failures);
-      throw node_error(node_names[failed], step_no, f.failures[failed]);
+      fail(node_names[failed], step_no, f.failures[failed]);
     }
     if (paused) {
       if constexpr (Observer::durable) {
@@ -757,7 +771,7 @@ class app {
       detail::for_each_index<A::size>([&]<std::size_t I>() {
         if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>)
           for (auto& slot : std::get<I>(f.sent))
-            if (slot.failure) throw node_error(node_names[I], step_no, slot.failure);
+            if (slot.failure) fail(node_names[I], step_no, slot.failure);
       });
 
     // The barrier: merge in node order (a node's own run, then its sends in send order),

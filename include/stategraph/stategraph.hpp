@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stategraph/channels.hpp>
+#include <stategraph/config.hpp>
 #include <stategraph/errors.hpp>
 #include <stategraph/graph.hpp>
 #include <stategraph/lattice.hpp>
@@ -14,3 +15,5 @@
 #include <stategraph/run.hpp>
 #include <stategraph/schedule.hpp>
 #include <stategraph/schema.hpp>
+#include <stategraph/send.hpp>
+#include <stategraph/subgraph.hpp>

@@ -1,0 +1,179 @@
+// A compiled graph used as one node of a parent graph (issue: subgraphs). Either it shares
+// the parent's schema, or sg::maps<&Parent::x, &Child::y> pairs say which parent channel
+// feeds and receives which child channel. The node's reads and writes are computed from the
+// child's nodes, so the parent's rules (SG002, SG008, ...) see through it. Errors from the
+// child name its nodes as "parent/child".
+//
+//   using research = sg::subgraph<research_tag, research_graph>;            // shared schema
+//   using review = sg::subgraph<review_tag, review_graph,
+//                               sg::maps<&Turn::draft, &Review::text>,
+//                               sg::maps<&Turn::notes, &Review::comments>>;
+#pragma once
+
+#include <stategraph/channels.hpp>
+#include <stategraph/errors.hpp>
+#include <stategraph/node.hpp>
+#include <stategraph/run.hpp>
+#include <stategraph/schedule.hpp>
+#include <stategraph/schema.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace stategraph {
+
+template <auto ParentChannel, auto ChildChannel>
+struct maps {
+  static constexpr auto parent = ParentChannel;
+  static constexpr auto child = ChildChannel;
+};
+
+namespace detail {
+
+template <class L>
+struct to_reads;
+template <class... V>
+struct to_reads<mp_list<V...>> {
+  using type = reads<V::value...>;
+};
+template <class L>
+struct to_writes;
+template <class... V>
+struct to_writes<mp_list<V...>> {
+  using type = writes<V::value...>;
+};
+
+// The channels a graph's nodes and routers read, and those its nodes write.
+template <class G>
+struct graph_channels {
+  using A = analysis<G>;
+  template <class N>
+  using reads_of = typename node_traits<N>::reads_type::list;
+  template <class N>
+  using writes_of = typename node_traits<N>::writes_type::list;
+  template <class Br>
+  using router_reads = reads_of<typename A::template branch_parts<Br>::router>;
+  using read = boost::mp11::mp_unique<boost::mp11::mp_flatten<boost::mp11::mp_append<
+      boost::mp11::mp_transform<reads_of, typename A::nodes>, boost::mp11::mp_transform<router_reads, typename A::branches>>>>;
+  using written = boost::mp11::mp_unique<boost::mp11::mp_flatten<boost::mp11::mp_transform<writes_of, typename A::nodes>>>;
+};
+
+template <class V>
+using same_channel = maps<V::value, V::value>;
+
+// What a child's change of a channel becomes as one write to the parent's channel: the new
+// elements for an append, the difference for a sum, the new value otherwise — and, for a
+// reducer that cannot say it as one more write, an assignment.
+template <auto ParentChannel>
+struct delta_of {
+  using F = field_of<ParentChannel>;
+  using V = typename channel_traits<F>::value_type;
+  using op = typename channel_traits<F>::reducer;
+  static constexpr bool by_reducer = std::is_same_v<op, concat> || std::is_same_v<op, sum> ||
+                                     std::is_same_v<op, set_union> || std::is_same_v<op, replace>;
+  using type = std::conditional_t<by_reducer, V, assign_value<V>>;
+
+  static std::optional<type> between(const V& before, const V& after) {
+    if constexpr (std::is_same_v<op, concat>) {
+      if (after.size() <= before.size()) return std::nullopt;
+      return V(after.begin() + static_cast<std::ptrdiff_t>(before.size()), after.end());
+    } else if constexpr (std::is_same_v<op, sum>) {
+      if (after == before) return std::nullopt;
+      return static_cast<V>(after - before);
+    } else if constexpr (std::equality_comparable<V>) {
+      if (after == before) return std::nullopt;
+      if constexpr (by_reducer) return after;
+      else return type{after};
+    } else {
+      if constexpr (by_reducer) return after;
+      else return type{after};
+    }
+  }
+};
+
+template <class ChildState, class... Maps>
+struct parent_state_of {
+  using type = ChildState;
+};
+template <class ChildState, class First, class... Rest>
+struct parent_state_of<ChildState, First, Rest...> {
+  using type = state_of<First::parent>;
+};
+
+}  // namespace detail
+
+template <class Tag, class Child, class... Maps>
+class subgraph {
+ public:
+  using child_state = typename Child::state_type;
+  static constexpr bool shared_schema = sizeof...(Maps) == 0;
+  using channels = detail::graph_channels<Child>;
+
+ private:
+  template <class M>
+  using child_side = detail::value_t<M::child>;
+  template <class M>
+  using parent_side = detail::value_t<M::parent>;
+  using pairs = std::conditional_t<
+      shared_schema,
+      boost::mp11::mp_transform<detail::same_channel,
+                                boost::mp11::mp_unique<boost::mp11::mp_append<typename channels::read, typename channels::written>>>,
+      detail::mp_list<Maps...>>;
+  template <class M>
+  using child_writes = boost::mp11::mp_contains<typename channels::written, child_side<M>>;
+  using written_pairs = boost::mp11::mp_copy_if<pairs, child_writes>;
+
+ public:
+  using parent_state = typename detail::parent_state_of<child_state, Maps...>::type;
+  static constexpr std::string_view name = detail::type_name<Tag>();
+  using reads = typename detail::to_reads<boost::mp11::mp_transform<parent_side, pairs>>::type;
+  using writes = typename detail::to_writes<boost::mp11::mp_transform<parent_side, written_pairs>>::type;
+  using child_app = decltype(compile<Child>());
+
+  subgraph() : child_(compile<Child>()) {}
+  explicit subgraph(child_app app) : child_(std::move(app)) {}
+
+  auto operator()(view<parent_state, reads> in) const {
+    const parent_state& parent = detail::view_access::state(in);
+    child_state start{};
+    if constexpr (shared_schema) {
+      start = parent;
+    } else {
+      boost::mp11::mp_for_each<pairs>([&]<class M>(M) {
+        channel_traits<field_of<M::child>>::value(start.*(M::child)) = channel_traits<field_of<M::parent>>::value(parent.*(M::parent));
+      });
+    }
+    child_state out = run_child(std::move(start));
+    return [&]<class... M>(detail::mp_list<M...>*) {
+      return (patch<>{} | ... | delta<M>(parent, out));
+    }(static_cast<written_pairs*>(nullptr));
+  }
+
+  const child_app& child() const noexcept { return child_; }
+
+ private:
+  template <class M>
+  static auto delta(const parent_state& parent, const child_state& out) {
+    using d = detail::delta_of<M::parent>;
+    const auto& before = channel_traits<field_of<M::parent>>::value(parent.*(M::parent));
+    const auto& after = channel_traits<field_of<M::child>>::value(out.*(M::child));
+    return maybe_write<M::parent>(d::between(before, after));
+  }
+
+  child_state run_child(child_state start) const {
+    try {
+      return child_.invoke(std::move(start));
+    } catch (const node_error& e) {  // name the child's node as parent/child
+      throw node_error(std::string(name) + "/" + std::string(e.node()), e.step(), e.cause());
+    }
+  }
+
+  child_app child_;
+};
+
+}  // namespace stategraph
