@@ -211,7 +211,7 @@ struct step_result {
   static constexpr bool sends_work = send_traits<R>::is_send;
   patch_type update;
   std::conditional_t<std::is_void_v<go_type>, std::nullptr_t, std::optional<go_type>> next{};
-  std::conditional_t<sends_work, R, std::nullptr_t> sends{};
+  std::conditional_t<sends_work, typename sends_holder<R>::type, std::nullptr_t> sends{};
 };
 
 
@@ -446,8 +446,11 @@ class app {
     if constexpr (std::is_void_v<R>) {
       f();
       return out{};
-    } else if constexpr (out::sends_work) {
+    } else if constexpr (out::sends_work && !detail::is_command<R>) {
       return out{{}, {}, f()};
+    } else if constexpr (out::sends_work) {  // a command whose goto is sends
+      auto c = f();
+      return out{std::move(c.update), {}, detail::sends_holder<R>::take(std::move(c))};
     } else if constexpr (std::is_void_v<typename out::go_type>) {
       return out{f()};
     } else {

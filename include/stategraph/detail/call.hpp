@@ -20,6 +20,11 @@ Seam& seam(Ctx& context) {
   if constexpr (std::derived_from<Ctx, Seam>) return context;
   else return context.template provide<Seam>();
 }
+// A command whose goto is sends: LangGraph's Command(update=..., goto=[Send(...), ...]).
+template <class Patch, class T, class P>
+command(Patch, send_to<T, P>) -> command<Patch, send_to<T, P>>;
+template <class Patch, class T, class P>
+command(Patch, std::vector<send_to<T, P>>) -> command<Patch, std::vector<send_to<T, P>>>;
 }  // namespace stategraph
 
 namespace stategraph::detail {
@@ -30,6 +35,52 @@ struct any_context {
   operator T&() const;
 };
 struct no_context {};
+
+// A node that no send targets keeps no queue.
+struct no_queue {
+  static constexpr bool empty() { return true; }
+  static constexpr std::size_t size() { return 0; }
+  static constexpr void clear() {}
+  friend constexpr bool operator==(const no_queue&, const no_queue&) = default;
+};
+
+template <class Send>
+using target_of_send = typename Send::target_type;
+
+template <class R>
+struct send_traits {
+  static constexpr bool is_send = false;
+  using sends = mp_list<>;
+};
+template <class T, class P>
+struct send_traits<send_to<T, P>> {
+  static constexpr bool is_send = true;
+  using sends = mp_list<send_to<T, P>>;
+};
+template <class T, class P>
+struct send_traits<std::vector<send_to<T, P>>> {
+  static constexpr bool is_send = true;
+  using sends = mp_list<send_to<T, P>>;
+};
+template <class P, class G>
+struct send_traits<command<P, G>> : send_traits<G> {};
+
+template <class R>
+inline constexpr bool is_command = false;
+template <class P, class G>
+inline constexpr bool is_command<command<P, G>> = true;
+
+// Where a result keeps its sends: the result itself, or a command's goto.
+template <class R>
+struct sends_holder {
+  using type = R;
+  static R&& take(R&& r) { return std::move(r); }
+};
+template <class P, class G>
+struct sends_holder<command<P, G>> {
+  using type = G;
+  static G&& take(command<P, G>&& c) { return std::move(c.next); }
+};
 
 template <class R>
 struct result_kind {
@@ -50,10 +101,10 @@ struct result_kind<patch<E...>> {
   using go_type = void;
 };
 template <class P, class G>
-struct result_kind<command<P, G>> {
-  static constexpr bool supported = result_kind<P>::supported && is_go<G>::value;
+struct result_kind<command<P, G>> {  // G: a go<...>, or sends (LangGraph's Command(goto=[Send(...)]))
+  static constexpr bool supported = result_kind<P>::supported && (is_go<G>::value || send_traits<G>::is_send);
   using patch_type = P;
-  using go_type = G;
+  using go_type = std::conditional_t<is_go<G>::value, G, void>;
 };
 
 template <class N, class S>
@@ -120,33 +171,6 @@ concept node_like = std::is_class_v<T> && !is_pseudo<T> &&
 
 template <class Entry>
 using entry_channel = value_t<Entry::channel>;
-
-// A node that no send targets keeps no queue.
-struct no_queue {
-  static constexpr bool empty() { return true; }
-  static constexpr std::size_t size() { return 0; }
-  static constexpr void clear() {}
-  friend constexpr bool operator==(const no_queue&, const no_queue&) = default;
-};
-
-template <class Send>
-using target_of_send = typename Send::target_type;
-
-template <class R>
-struct send_traits {
-  static constexpr bool is_send = false;
-  using sends = mp_list<>;
-};
-template <class T, class P>
-struct send_traits<send_to<T, P>> {
-  static constexpr bool is_send = true;
-  using sends = mp_list<send_to<T, P>>;
-};
-template <class T, class P>
-struct send_traits<std::vector<send_to<T, P>>> {
-  static constexpr bool is_send = true;
-  using sends = mp_list<send_to<T, P>>;
-};
 
 template <class R>
 using send_targets_of = boost::mp11::mp_transform<target_of_send, typename send_traits<R>::sends>;
