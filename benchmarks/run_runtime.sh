@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Builds and runs the run-time benchmarks W1–W3 (library and hand-written baseline side by
+# side), counts heap allocations and callgrind instructions per superstep, and regenerates
+# the run-time section of docs/performance.md from what it measured.
+#
+#   benchmarks/run_runtime.sh [--compilers "g++ clang++"] [--repetitions 10]
+#                             [--headers REV] [--no-docs]
+#
+# --headers REV measures the library as committed at REV (a clean export of that commit with
+# this working tree's benchmarks/ laid over it) instead of the working tree — for figures
+# that name the exact library version while others are still editing include/.
+#
+# Environment: BUILD_DIR (default <repo>/build-bench), JOBS (default 1: the machine is
+# shared). Raw results go to benchmarks/runtime/results/, so every figure in the docs can be
+# traced to the run that produced it.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_root=${BUILD_DIR:-$repo/build-bench}
+jobs=${JOBS:-1}
+compilers="g++ clang++"
+repetitions=10
+headers=""
+write_docs=1
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --compilers) compilers=$2; shift 2 ;;
+    --repetitions) repetitions=$2; shift 2 ;;
+    --headers) headers=$2; shift 2 ;;
+    --no-docs) write_docs=0; shift ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+
+results=$repo/benchmarks/runtime/results
+mkdir -p "$results"
+
+# Invocations per callgrind run: N and 2N are run and the difference is divided by N, so the
+# start-up cost cancels. Chosen so that N invocations are 20,000 supersteps of W1 and W3.
+declare -A callgrind_n=([W1]=2000 [W2]=2000 [W3]=20)
+# The unit of each workload's figure, per invocation: supersteps for W1/W3, invocations for W2.
+declare -A units=([W1]=10 [W2]=1 [W3]=1000)
+
+src=$repo
+variant=tree
+if [[ -n $headers ]]; then
+  rev=$(git -C "$repo" rev-parse --short "$headers")
+  src=$build_root/src-$rev
+  variant=$rev
+  rm -rf "$src" && mkdir -p "$src"
+  git -C "$repo" archive "$rev" | tar -x -C "$src"
+  rm -rf "$src/benchmarks" && cp -r "$repo/benchmarks" "$src/benchmarks"
+fi
+
+instructions_of() {  # binary workload side invocations -> total instructions executed
+  local out log total
+  out=$(mktemp) log=$(mktemp)
+  if ! valgrind --tool=callgrind --callgrind-out-file="$out" "$1" run "$2" "$3" "$4" >"$log" 2>&1; then
+    echo "callgrind failed on $*:" >&2
+    tail -n 20 "$log" >&2
+    exit 1
+  fi
+  total=$(awk '/^(summary|totals):/ {print $2; exit}' "$out")
+  rm -f "$out" "$log"
+  [[ $total =~ ^[0-9]+$ ]] || { echo "callgrind wrote no instruction total for $*" >&2; exit 1; }
+  echo "$total"
+}
+
+for cxx in $compilers; do
+  tag=$(basename "$cxx" | sed 's/[^A-Za-z0-9]//g')   # g++ -> g, clang++ -> clang
+  [[ $tag == g ]] && tag=gcc
+  build=$build_root/$tag-$variant
+  echo "== $cxx: configure and build in $build"
+  cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_CXX_FLAGS_RELEASE=-DNDEBUG -DSTATEGRAPH_BUILD_BENCHMARKS=ON \
+    -DSTATEGRAPH_BUILD_TESTS=OFF -DSTATEGRAPH_BUILD_EXAMPLES=OFF >/dev/null
+  cmake --build "$build" -j "$jobs" --target stategraph_bench_runtime stategraph_count_runtime
+  bin=$build/benchmarks
+
+  echo "== $cxx: both sides end in the state each workload defines"
+  "$bin/stategraph_count_runtime" check
+
+  echo "== $cxx: time (Google Benchmark, $repetitions repetitions, randomly interleaved)"
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  "$bin/stategraph_bench_runtime" --benchmark_repetitions="$repetitions" \
+    --benchmark_enable_random_interleaving=true --benchmark_min_time=0.2 \
+    --benchmark_display_aggregates_only=true \
+    --benchmark_out="$results/$tag-timing.json" --benchmark_out_format=json
+  load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+  echo "== $cxx: heap allocations"
+  "$bin/stategraph_count_runtime" allocs | tee "$results/$tag-allocs.jsonl"
+
+  echo "== $cxx: callgrind instructions"
+  {
+    echo "{\"load_before\": \"$load_before\", \"load_after\": \"$load_after\", \"instructions\": ["
+    first=1
+    for w in W1 W2 W3; do
+      n=${callgrind_n[$w]}
+      for side in library hand; do
+        one=$(instructions_of "$bin/stategraph_count_runtime" "$w" "$side" "$n")
+        two=$(instructions_of "$bin/stategraph_count_runtime" "$w" "$side" $((2 * n)))
+        per=$(awk -v a="$one" -v b="$two" -v n="$n" -v s="${units[$w]}" 'BEGIN {printf "%.2f", (b - a) / (n * s)}')
+        echo "   $w $side: $per instructions per unit" >&2
+        [[ $first == 1 ]] || echo ","
+        first=0
+        echo "{\"workload\": \"$w\", \"side\": \"$side\", \"invocations\": $n, \"ir_n\": $one, \"ir_2n\": $two, \"per_unit\": $per}"
+      done
+    done
+    echo "]}"
+  } >"$results/$tag-instructions.json"
+done
+
+# The machine and the versions the figures belong to.
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  if [[ -n $headers ]]; then
+    echo "library: include/ as committed at $variant"
+  else
+    echo "library: include/ of the working tree at $(git -C "$repo" rev-parse --short HEAD)$([[ -z $(git -C "$repo" status --porcelain -- include) ]] || echo ', with uncommitted changes')"
+  fi
+  echo "nproc: $(nproc)"
+  echo "cpu: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
+  echo "kernel: $(uname -r)"
+  for cxx in $compilers; do echo "compiler: $("$cxx" --version | head -n1)"; done
+  for pkg in libbenchmark-dev libboost1.81-dev librange-v3-dev valgrind; do
+    echo "package: $pkg $(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo 'not installed')"
+  done
+} >"$results/machine.txt"
+cat "$results/machine.txt"
+
+if [[ $write_docs == 1 ]]; then
+  python3 "$repo/benchmarks/runtime/report.py" "$results" "$repo/docs/performance.md" $compilers
+  echo "== docs/performance.md updated"
+fi
