@@ -1,0 +1,146 @@
+// A node that throws (semantics.md, "Failures"): invoke throws sg::node_error naming the
+// node and the step, carrying the original exception, whatever the executor and plan.
+#include <doctest/doctest.h>
+
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "logged_state.hpp"
+
+using unit::Logged;
+using unit::logs_name;
+namespace sg = stategraph;
+
+namespace unit_errors {
+
+struct first : logs_name<first> {};
+struct sibling : logs_name<sibling> {};
+struct after : logs_name<after> {};
+
+// Throws once the counter (as the step starts) reaches Threshold.
+template <int Threshold>
+struct thrower {
+  using reads = sg::reads<&Logged::counter>;
+  using writes = sg::writes<&Logged::counter>;
+  auto operator()(sg::view<Logged, reads> in) const {
+    if (in.get<&Logged::counter>() >= Threshold) throw std::runtime_error("boom");
+    return sg::write<&Logged::counter>(1);
+  }
+};
+struct fails : thrower<0> {};
+
+struct throws_int {
+  using reads = sg::reads<>;
+  sg::patch<> operator()(sg::view<Logged, reads>) const { throw 42; }
+};
+
+struct renamed_thrower : thrower<0> {
+  static constexpr std::string_view name = "the_thrower";
+};
+
+// first and sibling in step 1; fails (after first) in step 2 beside after (after sibling).
+using fixed_graph = sg::graph<Logged, sg::edge<sg::start, first>, sg::edge<sg::start, sibling>, sg::edge<first, fails>,
+                              sg::edge<sibling, after>, sg::edge<fails, sg::end>, sg::edge<after, sg::end>>;
+static_assert(sg::analysis<fixed_graph>::plan.fixed);
+
+// A loop whose node throws in its sixth step.
+struct looping : thrower<5> {};
+using loop_graph = sg::graph<Logged, sg::edge<sg::start, looping>, sg::branch<looping, unit::loop_until<looping, 100>>>;
+
+struct guarded : thrower<3> {};
+using guarded_graph = sg::graph<Logged, sg::edge<sg::start, guarded>, sg::edge<guarded, sg::end>>;
+
+using int_graph =
+    sg::graph<Logged, sg::edge<sg::start, first>, sg::edge<first, throws_int>, sg::edge<throws_int, sg::end>>;
+using renamed_graph = sg::graph<Logged, sg::edge<sg::start, renamed_thrower>, sg::edge<renamed_thrower, sg::end>>;
+
+static_assert(std::is_base_of_v<sg::error, sg::node_error>);
+static_assert(std::is_base_of_v<std::runtime_error, sg::error>);
+
+template <class F>
+sg::node_error node_error_of(F&& f) {
+  try {
+    f();
+  } catch (const sg::node_error& e) {
+    return e;
+  }
+  FAIL("no node_error was thrown");
+  return sg::node_error("", 0, nullptr);
+}
+
+std::string cause_text(const sg::node_error& e) {
+  try {
+    e.rethrow_cause();
+  } catch (const std::runtime_error& inner) {
+    return inner.what();
+  } catch (...) {
+    return "not a runtime_error";
+  }
+}
+
+}  // namespace unit_errors
+
+using namespace unit_errors;
+
+TEST_CASE("a throwing node in a fixed plan: node_error names node and step") {
+  auto e = node_error_of([] { sg::compile<fixed_graph>().invoke(Logged{}); });
+  CHECK(e.node() == "fails");
+  CHECK(e.step() == 2);
+  REQUIRE(e.cause());
+  CHECK(cause_text(e) == "boom");
+  CHECK(std::string(e.what()) == "stategraph: node 'fails' failed in step 2: boom");
+}
+
+TEST_CASE("a throwing node on the frontier: the step is the superstep it failed in") {
+  auto e = node_error_of([] { sg::compile<loop_graph>().invoke(Logged{}); });
+  CHECK(e.node() == "looping");
+  CHECK(e.step() == 6);
+  CHECK(cause_text(e) == "boom");
+  CHECK(std::string(e.what()) == "stategraph: node 'looping' failed in step 6: boom");
+}
+
+TEST_CASE("a throwing node on a thread pool gives the same error") {
+  auto pooled = sg::compile<fixed_graph>(sg::with_executor(sg::thread_pool{2}));
+  auto e = node_error_of([&] { pooled.invoke(Logged{}); });
+  CHECK(e.node() == "fails");
+  CHECK(e.step() == 2);
+  CHECK(cause_text(e) == "boom");
+}
+
+TEST_CASE("an exception not derived from std::exception is carried as the cause") {
+  auto e = node_error_of([] { sg::compile<int_graph>().invoke(Logged{}); });
+  CHECK(e.node() == "throws_int");
+  CHECK(e.step() == 2);
+  CHECK(std::string(e.what()) ==
+        "stategraph: node 'throws_int' failed in step 2: an exception not derived from std::exception");
+  int thrown = 0;
+  try {
+    e.rethrow_cause();
+  } catch (int i) {
+    thrown = i;
+  }
+  CHECK(thrown == 42);
+}
+
+TEST_CASE("node_error uses a node's declared name and is caught as sg::error") {
+  std::string what;
+  try {
+    sg::compile<renamed_graph>().invoke(Logged{});
+  } catch (const sg::error& e) {
+    what = e.what();
+  }
+  CHECK(what == "stategraph: node 'the_thrower' failed in step 1: boom");
+}
+
+TEST_CASE("the step counts from the run's first superstep; a failed run leaves the app usable") {
+  auto app = sg::compile<loop_graph>();
+  // From -3 the node reads -3, -2, ... and throws when it reads 5: in step 9.
+  CHECK(node_error_of([&] { app.invoke(Logged{.counter = -3}); }).step() == 9);
+  CHECK(node_error_of([&] { app.invoke(Logged{.counter = 100}); }).step() == 1);
+
+  auto once = sg::compile<guarded_graph>();
+  CHECK(node_error_of([&] { once.invoke(Logged{.counter = 3}); }).node() == "guarded");
+  CHECK(once.invoke(Logged{.counter = 2}).counter == 3);
+}

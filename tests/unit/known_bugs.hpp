@@ -1,0 +1,19 @@
+// Library bugs these tests know about, one switch each. A switch at 0 disables the tests
+// that show its bug (a skipped stub stands in their place, so the gap shows in every run);
+// when the library is fixed, set it to 1 here, check the tests pass, and delete it.
+#pragma once
+
+// Lambda nodes, sg::node<Tag, ...>(lambda), do not compile: rules::check_elements checks
+// the graph's names before tags are bound (SG005 on a plain tag), and
+// lambda_node::operator() is an unconstrained `decltype(auto)` template, so asking whether
+// it takes (view, Ctx&) instantiates the lambda with a context and fails hard.
+#ifndef STATEGRAPH_UNIT_LAMBDA_NODES
+#define STATEGRAPH_UNIT_LAMBDA_NODES 0
+#endif
+
+// A node returning void does not compile: detail::sends_holder<void> (detail/call.hpp)
+// declares `static R&& take(R&&)` with R = void ("forming reference to void"), instantiated
+// by run.hpp's step_result<void>. Seen with GCC 12 and Clang 14 at commit 493ea50.
+#ifndef STATEGRAPH_UNIT_VOID_NODES
+#define STATEGRAPH_UNIT_VOID_NODES 0
+#endif

@@ -1,0 +1,188 @@
+// What a node reads and returns (contract §2): view::get, write | write, maybe_write, and
+// a patch's entries applied in order through each channel's reducer.
+#include <doctest/doctest.h>
+
+#include <optional>
+#include <stategraph/stategraph.hpp>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "known_bugs.hpp"
+
+namespace sg = stategraph;
+
+namespace unit_view_patch {
+
+struct S {
+  sg::counter<int> total;
+  sg::append<std::string> log;
+  std::string plain;
+  sg::last_value<int> last;
+};
+
+struct Ints {
+  sg::counter<int> a;
+  int b;
+};
+
+}  // namespace unit_view_patch
+
+using namespace unit_view_patch;
+
+namespace {
+
+// ---- view ---------------------------------------------------------------------------------
+
+using view_all = sg::view<S, sg::reads<&S::total, &S::log, &S::plain, &S::last>>;
+static_assert(std::is_same_v<decltype(std::declval<view_all>().get<&S::total>()), const int&>);
+static_assert(std::is_same_v<decltype(std::declval<view_all>().get<&S::log>()), const std::vector<std::string>&>);
+static_assert(std::is_same_v<decltype(std::declval<view_all>().get<&S::plain>()), const std::string&>);
+static_assert(std::is_same_v<decltype(std::declval<view_all>().get<&S::last>()), const int&>);
+
+constexpr int read_through_view() {
+  Ints s{{3}, 4};
+  sg::view<Ints, sg::reads<&Ints::a, &Ints::b>> v(s);
+  return v.get<&Ints::a>() * 10 + v.get<&Ints::b>();
+}
+static_assert(read_through_view() == 34);
+
+// ---- patches --------------------------------------------------------------------------------
+
+using two = decltype(sg::write<&S::total>(1) | sg::write<&S::plain>(std::string("x")));
+static_assert(std::is_same_v<two, sg::patch<sg::entry<&S::total, int>, sg::entry<&S::plain, std::string>>>);
+using three =
+    decltype(sg::write<&S::total>(1) | sg::write<&S::total>(2) | sg::maybe_write<&S::last>(std::optional<int>{}));
+static_assert(std::tuple_size_v<decltype(three::entries)> == 3);
+static_assert(std::is_same_v<std::tuple_element_t<2, decltype(three::entries)>, sg::entry<&S::last, int, true>>);
+// A patch owns what it writes: a C string is kept as a std::string, not as a pointer.
+static_assert(std::is_same_v<decltype(sg::write<&S::log>("x")), sg::patch<sg::entry<&S::log, std::string>>>);
+
+constexpr int composed_values() {
+  auto p = sg::write<&Ints::a>(1) | sg::write<&Ints::b>(2) | sg::write<&Ints::a>(3);
+  return std::get<0>(p.entries).value * 100 + std::get<1>(p.entries).value * 10 + std::get<2>(p.entries).value;
+}
+static_assert(composed_values() == 123);
+
+// ---- nodes that exercise patches inside a run ------------------------------------------------
+
+// Two writes to one counter in one patch sum; two appends keep their order; two writes to a
+// last-value channel in one patch: the later one wins (entries apply in order).
+struct many_writes {
+  using reads = sg::reads<>;
+  using writes = sg::writes<&S::total, &S::log, &S::last>;
+  auto operator()(sg::view<S, reads>) const {
+    return sg::write<&S::total>(2) | sg::write<&S::log>("first") | sg::write<&S::total>(3) | sg::write<&S::last>(1) |
+           sg::write<&S::log>(std::vector<std::string>{"second", "third"}) | sg::write<&S::last>(2);
+  }
+};
+
+// Writes `plain` only when the counter says so.
+struct maybe {
+  using reads = sg::reads<&S::total>;
+  using writes = sg::writes<&S::plain, &S::total>;
+  auto operator()(sg::view<S, reads> in) const {
+    const int t = in.get<&S::total>();
+    std::optional<std::string> text;
+    if (t > 0) text = "written at " + std::to_string(t);
+    return sg::maybe_write<&S::plain>(std::move(text)) | sg::maybe_write<&S::total>(std::optional<int>{});
+  }
+};
+
+struct nothing_patch {
+  using reads = sg::reads<&S::plain>;
+  sg::patch<> operator()(sg::view<S, reads>) const { return {}; }
+};
+#if STATEGRAPH_UNIT_VOID_NODES
+struct nothing_void {
+  using reads = sg::reads<&S::plain>;
+  void operator()(sg::view<S, reads>) const {}
+};
+#endif
+
+// Reads every channel through its view and reports what it saw.
+struct reporter {
+  using reads = sg::reads<&S::total, &S::log, &S::plain, &S::last>;
+  using writes = sg::writes<&S::log>;
+  auto operator()(view_all in) const {
+    return sg::write<&S::log>("saw " + std::to_string(in.get<&S::total>()) + "/" +
+                              std::to_string(in.get<&S::log>().size()) + "/" + in.get<&S::plain>() + "/" +
+                              std::to_string(in.get<&S::last>()));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("view::get returns each channel's value as the state holds it") {
+  S s{.total = 5, .log = {"a", "b"}, .plain = "p", .last = 9};
+  view_all v(s);
+  CHECK(v.get<&S::total>() == 5);
+  CHECK(v.get<&S::log>() == std::vector<std::string>{"a", "b"});
+  CHECK(v.get<&S::plain>() == "p");
+  CHECK(v.get<&S::last>() == 9);
+  CHECK(&v.get<&S::log>() == &s.log.value());  // a reference into the state, not a copy
+  s.total.value() = 6;
+  CHECK(v.get<&S::total>() == 6);
+}
+
+TEST_CASE("write | write keeps every entry and its value, in order") {
+  auto p = sg::write<&S::total>(1) | sg::write<&S::plain>(std::string("x")) | sg::write<&S::total>(7);
+  CHECK(std::get<0>(p.entries).value == 1);
+  CHECK(std::get<1>(p.entries).value == "x");
+  CHECK(std::get<2>(p.entries).value == 7);
+}
+
+TEST_CASE("maybe_write: an empty optional is absent, a full one present") {
+  auto empty = sg::maybe_write<&S::total>(std::optional<int>{});
+  auto full = sg::maybe_write<&S::total>(std::optional<int>{4});
+  CHECK_FALSE(std::get<0>(empty.entries).present());
+  CHECK(std::get<0>(full.entries).present());
+  CHECK(std::get<0>(full.entries).take() == 4);
+}
+
+TEST_CASE("a patch applies its entries in order through the reducers") {
+  using G =
+      sg::graph<S, sg::edge<sg::start, many_writes>, sg::edge<many_writes, reporter>, sg::edge<reporter, sg::end>>;
+  auto app = sg::compile<G>();
+  S out = app.invoke(S{.total = 10});
+  CHECK(out.total == 15);  // 10 (input) + 2 + 3
+  CHECK(out.last == 2);
+  CHECK(out.log == std::vector<std::string>{"first", "second", "third", "saw 15/3//2"});
+}
+
+TEST_CASE("maybe_write inside a run: empty leaves the channel, full writes it") {
+  using G = sg::graph<S, sg::edge<sg::start, maybe>, sg::edge<maybe, sg::end>>;
+  auto app = sg::compile<G>();
+  S zero = app.invoke(S{.plain = "kept"});
+  CHECK(zero.plain == "kept");
+  CHECK(zero.total == 0);
+  S three = app.invoke(S{.total = 3, .plain = "kept"});
+  CHECK(three.plain == "written at 3");
+  CHECK(three.total == 3);  // the empty maybe_write to the counter added nothing
+}
+
+TEST_CASE("returning sg::patch<>{} changes nothing") {
+  using G = sg::graph<S, sg::edge<sg::start, nothing_patch>, sg::edge<nothing_patch, sg::end>>;
+  S out = sg::compile<G>().invoke(S{.total = 1, .log = {"x"}, .plain = "p", .last = 2});
+  CHECK(out.total == 1);
+  CHECK(out.log == std::vector<std::string>{"x"});
+  CHECK(out.plain == "p");
+  CHECK(out.last == 2);
+}
+
+#if STATEGRAPH_UNIT_VOID_NODES
+TEST_CASE("returning void changes nothing") {
+  using G = sg::graph<S, sg::edge<sg::start, nothing_patch>, sg::edge<nothing_patch, nothing_void>,
+                      sg::edge<nothing_void, sg::end>>;
+  S out = sg::compile<G>().invoke(S{.total = 1, .log = {"x"}, .plain = "p", .last = 2});
+  CHECK(out.total == 1);
+  CHECK(out.log == std::vector<std::string>{"x"});
+  CHECK(out.plain == "p");
+  CHECK(out.last == 2);
+}
+#else
+TEST_CASE("returning void changes nothing" * doctest::skip()) {
+  MESSAGE("disabled: see STATEGRAPH_UNIT_VOID_NODES in known_bugs.hpp");
+}
+#endif
