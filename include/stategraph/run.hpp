@@ -557,7 +557,9 @@ class app {
       return out;
     }();
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      auto results = std::make_tuple(guarded<members[K]>(state, context, config, St + 1)...);
+      // A braced list runs the nodes left to right, in node order (make_tuple's arguments
+      // would be evaluated in an unspecified order).
+      std::tuple results{guarded<members[K]>(state, context, config, St + 1)...};
       if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
       (detail::apply_patch(state, std::move(std::get<K>(results).update), nullptr), ...);
     }(std::make_index_sequence<members.size()>{});

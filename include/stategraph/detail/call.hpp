@@ -74,7 +74,10 @@ inline constexpr bool is_command<command<P, G>> = true;
 template <class R>
 struct sends_holder {
   using type = R;
-  static R&& take(R&& r) { return std::move(r); }
+  template <class X>
+  static X&& take(X&& r) {
+    return std::move(r);
+  }
 };
 template <class P, class G>
 struct sends_holder<command<P, G>> {
