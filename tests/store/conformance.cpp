@@ -1,0 +1,328 @@
+// The store conformance suite: what every checkpoint store must do, run on each fixture.
+#include "fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using namespace store_test;
+using sg::checkpoint_source;
+
+static_assert(sg::checkpoint_store<sg::memory_store>);
+static_assert(sg::checkpoint_store<sg::sqlite_store>);
+static_assert(!sg::checkpoint_store<int>);
+
+TEST_CASE("checkpoint sources have stable names") {
+  for (auto s : {checkpoint_source::input, checkpoint_source::loop, checkpoint_source::update, checkpoint_source::fork})
+    CHECK(sg::parse_checkpoint_source(sg::to_string(s)) == s);
+  CHECK(sg::to_string(checkpoint_source::fork) == "fork");
+  CHECK_FALSE(sg::parse_checkpoint_source("Loop"));
+}
+
+TEST_CASE_TEMPLATE("a put reads back whole", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  const std::string messages = R"([{"role":"user","content":"hi \"there\" \u00fc ü\n"}])";
+  const auto id = put(s, "t1", {{"messages", 1, messages}, {"calls", 1, "0"}},
+                      {.step = -1,
+                       .source = checkpoint_source::input,
+                       .metadata = R"({"next":["agent"]})",
+                       .schema_hash = "9f86d081",
+                       .format_version = 3});
+  CHECK(id == 1);
+
+  sg::stored_checkpoint expected{
+      {"t1", 1, sg::no_checkpoint, -1, checkpoint_source::input, 3, "9f86d081", R"({"next":["agent"]})"},
+      {{"messages", 1, messages, {}}, {"calls", 1, "0", {}}}};
+  CHECK(s.get("t1") == expected);
+  CHECK(s.get("t1", 1) == expected);
+  REQUIRE(s.list("t1").size() == 1);
+  CHECK(s.list("t1")[0] == static_cast<const sg::checkpoint_info&>(expected));
+  CHECK(s.threads() == std::vector<std::string>{"t1"});
+  CHECK(s.stats() == sg::store_stats{1, 1, 2, messages.size() + 1, 0});
+}
+
+TEST_CASE_TEMPLATE("values and metadata keep every byte", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  std::string big(1 << 20, 'x');
+  for (std::size_t i = 0; i < big.size(); i += 97) big[i] = static_cast<char>('a' + i % 26);
+  const std::string odd = "line1\nline2\t\"quoted\" \\ 'single' ∑ 🙂";
+  put(s, "thread with spaces/ü", {{"big", 7, big}, {"odd", 2, odd}, {"empty", 1, ""}},
+      {.metadata = "", .schema_hash = ""});
+  auto cp = s.get("thread with spaces/ü");
+  REQUIRE(cp);
+  REQUIRE(cp->channels.size() == 3);
+  CHECK(cp->channels[0].value == big);
+  CHECK(cp->channels[0].version == 7);
+  CHECK(cp->channels[1].value == odd);
+  CHECK(cp->channels[2].value.empty());
+  CHECK(cp->metadata.empty());
+  CHECK(cp->schema_hash.empty());
+}
+
+TEST_CASE_TEMPLATE("unknown threads and ids read as empty", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  CHECK(s.threads().empty());
+  CHECK(s.stats() == sg::store_stats{});
+  CHECK_FALSE(s.get("nope"));
+  put(s, "t1", {{"x", 1, "1"}});
+  CHECK_FALSE(s.get("nope"));
+  CHECK_FALSE(s.get("nope", 1));
+  CHECK_FALSE(s.get("t1", 2));
+  CHECK_FALSE(s.get("t1", 0));
+  CHECK_FALSE(s.get("t1", -5));
+  CHECK(s.get("t1", 1));
+  CHECK(s.list("nope").empty());
+  CHECK(s.pending_writes("nope", 1).empty());
+  CHECK(s.pending_writes("t1", 1).empty());
+  CHECK_FALSE(s.delete_thread("nope"));
+  CHECK(s.threads() == std::vector<std::string>{"t1"});
+}
+
+TEST_CASE_TEMPLATE("history is newest first and follows the parent chain", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  std::int64_t parent = sg::no_checkpoint;
+  for (int step = 0; step < 6; ++step) {
+    auto source = step == 0 ? checkpoint_source::input : checkpoint_source::loop;
+    parent =
+        put(s, "t", {{"counter", step + 1, std::to_string(step)}}, {.parent = parent, .step = step, .source = source});
+    CHECK(parent == step + 1);
+  }
+  const auto history = s.list("t");
+  REQUIRE(history.size() == 6);
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    CHECK(history[i].id == static_cast<std::int64_t>(6 - i));
+    CHECK(history[i].parent == history[i].id - 1);
+    CHECK(history[i].step == history[i].id - 1);
+    CHECK(history[i].thread == "t");
+  }
+  CHECK(history.back().source == checkpoint_source::input);
+  CHECK(history.front().source == checkpoint_source::loop);
+
+  // Walking parents from the latest reaches the first checkpoint, each with its own value.
+  auto at = s.get("t");
+  int hops = 0;
+  while (at && at->parent != sg::no_checkpoint) {
+    CHECK(joined(*at, "counter") == std::to_string(at->step));
+    at = s.get("t", at->parent);
+    ++hops;
+  }
+  CHECK(hops == 5);
+
+  using v = std::vector<std::int64_t>;
+  CHECK(ids(s, "t", {.limit = 2}) == v{6, 5});
+  CHECK(ids(s, "t", {.before = 5, .limit = 2}) == v{4, 3});
+  CHECK(ids(s, "t", {.before = 3}) == v{2, 1});
+  CHECK(ids(s, "t", {.before = 1}).empty());
+  CHECK(ids(s, "t", {.before = 100}) == v{6, 5, 4, 3, 2, 1});
+  CHECK(ids(s, "t", {.limit = 0}).empty());
+}
+
+TEST_CASE_TEMPLATE("forks: two children of one parent keep their own values", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  put(s, "t", {{"x", 1, "a"}, {"y", 1, "b"}, {"log", 1, "L0", true}});
+  // Both branches reach x@2 and log@2 with different values: versions alone would collide.
+  const auto a = put(s, "t", {{"x", 2, "A"}, {"y", 1}, {"log", 2, "LA", true}}, {.parent = 1, .step = 1});
+  const auto b = put(s, "t", {{"x", 2, "B"}, {"y", 1}, {"log", 2, "LB", true}},
+                     {.parent = 1, .step = 1, .source = checkpoint_source::fork});
+  CHECK(a == 2);
+  CHECK(b == 3);
+  const auto grandchild = put(s, "t", {{"x", 2}, {"y", 2, "c"}, {"log", 3, "LA2", true}}, {.parent = a, .step = 2});
+  CHECK(grandchild == 4);
+
+  CHECK(joined(*s.get("t", a), "x") == "A");
+  CHECK(joined(*s.get("t", b), "x") == "B");
+  CHECK(joined(*s.get("t", b), "y") == "b");
+  CHECK(joined(*s.get("t", b), "log") == "L0|LB");
+  CHECK(joined(*s.get("t", grandchild), "x") == "A");
+  CHECK(joined(*s.get("t", grandchild), "y") == "c");
+  CHECK(joined(*s.get("t", grandchild), "log") == "L0|LA|LA2");
+  CHECK(s.get("t")->id == grandchild);
+
+  const auto history = s.list("t");
+  REQUIRE(history.size() == 4);
+  CHECK(history[0].parent == 2);
+  CHECK(history[1].parent == 1);
+  CHECK(history[1].source == checkpoint_source::fork);
+  CHECK(history[2].parent == 1);
+  CHECK(history[3].parent == sg::no_checkpoint);
+}
+
+TEST_CASE_TEMPLATE("a put that changes nothing writes no value", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  const std::string history(500, 'h');
+  put(s, "t", {{"messages", 1, history}, {"calls", 1, "1"}});
+  const auto before = s.stats();
+  CHECK(before.values == 2);
+  CHECK(before.value_bytes == history.size() + 1);
+
+  put(s, "t", {{"messages", 1}, {"calls", 1}}, {.parent = 1, .step = 1});
+  auto after = s.stats();
+  CHECK(after.checkpoints == 2);
+  CHECK(after.values == 2);
+  CHECK(after.value_bytes == before.value_bytes);
+  CHECK(joined(*s.get("t", 2), "messages") == history);
+
+  // A value given with the parent's version is the parent's: kept once, not stored again.
+  put(s, "t", {{"messages", 1, "ignored"}, {"calls", 2, "2"}}, {.parent = 2, .step = 2});
+  after = s.stats();
+  CHECK(after.values == 3);
+  CHECK(after.value_bytes == before.value_bytes + 1);
+  CHECK(joined(*s.get("t", 3), "messages") == history);
+  CHECK(joined(*s.get("t", 3), "calls") == "2");
+}
+
+TEST_CASE_TEMPLATE("an append stores only what is new", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  // No parent to append to: the first piece is the whole value.
+  put(s, "t", {{"log", 1, "a", true}, {"n", 1, "0"}});
+  std::int64_t last = 1;
+  std::string expected = "a";
+  std::size_t bytes = 1 + 1;
+  for (int i = 2; i <= 200; ++i) {
+    const std::string piece = "msg" + std::to_string(i);
+    last = put(s, "t", {{"log", i, piece, true}, {"n", 1}}, {.parent = last, .step = i});
+    expected += "|" + piece;
+    bytes += piece.size();
+  }
+  // Storage grows with the pieces, not with the history: no earlier piece is written again.
+  CHECK(s.stats().values == 201);
+  CHECK(s.stats().value_bytes == bytes);
+  auto latest = s.get("t");
+  REQUIRE(latest);
+  CHECK(joined(*latest, "log") == expected);
+  CHECK(latest->channels[0].value == "a");
+  CHECK(latest->channels[0].appends.size() == 199);
+  CHECK(joined(*s.get("t", 3), "log") == "a|msg2|msg3");
+
+  // A whole value starts a new chain.
+  const auto reset = put(s, "t", {{"log", 201, "[]"}, {"n", 1}}, {.parent = last});
+  CHECK(s.get("t", reset)->channels[0].appends.empty());
+  CHECK(joined(*s.get("t", reset), "log") == "[]");
+  const auto after_reset = put(s, "t", {{"log", 202, "z", true}, {"n", 1}}, {.parent = reset});
+  CHECK(joined(*s.get("t", after_reset), "log") == "[]|z");
+
+  // A channel the parent lacks has nothing to append to: its first piece is its whole value.
+  const auto added = put(s, "t", {{"log", 202}, {"n", 1}, {"extra", 1, "e", true}}, {.parent = after_reset});
+  CHECK(joined(*s.get("t", added), "extra") == "e");
+  CHECK(s.get("t", added)->channels[2].appends.empty());
+}
+
+TEST_CASE_TEMPLATE("a put with an unknown parent is refused and writes nothing", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  put(s, "t1", {{"x", 1, "1"}});
+  const auto stats = s.stats();
+  CHECK_THROWS_AS(put(s, "t1", {{"x", 2, "2"}}, {.parent = 7}), sg::store_refused_error);
+  CHECK_THROWS_WITH(put(s, "t1", {{"x", 2, "2"}}, {.parent = 7}),
+                    doctest::Contains("parent checkpoint 7 does not exist in this thread"));
+  // The parent must be in the same thread, and a refused put makes no empty thread.
+  CHECK_THROWS_AS(put(s, "t2", {{"x", 1, "1"}}, {.parent = 1}), sg::store_refused_error);
+  CHECK(s.stats() == stats);
+  CHECK(s.threads() == std::vector<std::string>{"t1"});
+  CHECK(ids(s, "t1") == std::vector<std::int64_t>{1});
+  CHECK(put(s, "t1", {{"x", 2, "2"}}, {.parent = 1}) == 2);
+}
+
+TEST_CASE_TEMPLATE("a channel without a value must be its parent's", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  put(s, "t", {{"x", 1, "1"}, {"y", 1, "1"}});
+  const auto stats = s.stats();
+  CHECK_THROWS_WITH_AS(put(s, "t", {{"x", 1}, {"y", 2}}, {.parent = 1}),
+                       doctest::Contains("channel 'y' at version 2 has no value, and its parent checkpoint 1 has it "
+                                         "at version 1"),
+                       sg::store_refused_error);
+  CHECK_THROWS_WITH_AS(put(s, "t", {{"x", 1}, {"z", 1}}, {.parent = 1}), doctest::Contains("does not have the channel"),
+                       sg::store_refused_error);
+  CHECK_THROWS_WITH_AS(put(s, "t", {{"x", 1}}), doctest::Contains("there is no parent"), sg::store_refused_error);
+  CHECK_THROWS_WITH_AS(put(s, "t", {{"x", 2, "2"}, {"x", 3, "3"}}, {.parent = 1}),
+                       doctest::Contains("'x' is listed twice"), sg::store_refused_error);
+  CHECK_THROWS_AS(put(s, "t", {{"", 1, "1"}}), sg::store_refused_error);
+  CHECK_THROWS_AS(put(s, "", {{"x", 1, "1"}}), sg::store_refused_error);
+  // A refusal after new names and values were taken in leaves none of them behind.
+  CHECK_THROWS_AS(put(s, "t", {{"new", 1, "n"}, {"x", 2, "2"}, {"y", 9}}, {.parent = 1}), sg::store_refused_error);
+  CHECK(s.stats() == stats);
+  CHECK(ids(s, "t") == std::vector<std::int64_t>{1});
+  CHECK(put(s, "t", {{"x", 1}, {"y", 1}}, {.parent = 1}) == 2);
+  CHECK(s.get("t", 2)->channels.size() == 2);
+}
+
+TEST_CASE_TEMPLATE("pending writes are kept per checkpoint, once per task and index", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  put(s, "t", {{"messages", 1, "[]"}});
+  put(s, "t", {{"messages", 1}}, {.parent = 1});
+  const std::vector<sg::pending_write_put> writes{
+      {"tools", 0, "messages", R"({"role":"tool"})"}, {"agent", 1, "calls", "1"}, {"agent", 0, "messages", "m"}};
+  s.put_writes("t", 1, writes);
+  const std::vector<sg::pending_write> expected{
+      {"agent", 0, "messages", "m"}, {"agent", 1, "calls", "1"}, {"tools", 0, "messages", R"({"role":"tool"})"}};
+  CHECK(s.pending_writes("t", 1) == expected);
+  CHECK(s.pending_writes("t", 2).empty());
+
+  // A retry, even one with other values, changes nothing: the first write of a key wins.
+  s.put_writes("t", 1, writes);
+  const std::vector<sg::pending_write_put> retry{{"agent", 0, "messages", "other"}};
+  s.put_writes("t", 1, retry);
+  CHECK(s.pending_writes("t", 1) == expected);
+  CHECK(s.stats().pending_writes == 3);
+
+  s.put_writes("t", 2, retry);
+  CHECK(s.pending_writes("t", 2) == std::vector<sg::pending_write>{{"agent", 0, "messages", "other"}});
+  s.put_writes("t", 2, {});
+  CHECK(s.stats().pending_writes == 4);
+
+  CHECK_THROWS_WITH_AS(s.put_writes("t", 9, writes), doctest::Contains("checkpoint 9"), sg::store_refused_error);
+  CHECK_THROWS_AS(s.put_writes("nope", 1, writes), sg::store_refused_error);
+  CHECK(s.stats().pending_writes == 4);
+  CHECK(s.threads() == std::vector<std::string>{"t"});
+}
+
+TEST_CASE_TEMPLATE("delete_thread removes one thread whole", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  auto fill = [&](const char* thread) {
+    put(s, thread, {{"x", 1, std::string(thread) + "-1"}, {"log", 1, "a", true}});
+    put(s, thread, {{"x", 2, std::string(thread) + "-2"}, {"log", 2, "b", true}}, {.parent = 1});
+    const std::vector<sg::pending_write_put> w{{"n", 0, "x", "w"}};
+    s.put_writes(thread, 2, w);
+  };
+  fill("keep");
+  const auto kept = s.stats();
+  fill("drop");
+  CHECK(s.stats().threads == 2);
+
+  CHECK(s.delete_thread("drop"));
+  CHECK_FALSE(s.get("drop"));
+  CHECK_FALSE(s.get("drop", 1));
+  CHECK(s.list("drop").empty());
+  CHECK(s.pending_writes("drop", 2).empty());
+  CHECK(s.threads() == std::vector<std::string>{"keep"});
+  CHECK(s.stats() == kept);
+  CHECK(joined(*s.get("keep"), "x") == "keep-2");
+  CHECK(joined(*s.get("keep"), "log") == "a|b");
+  CHECK(s.pending_writes("keep", 2).size() == 1);
+  CHECK_FALSE(s.delete_thread("drop"));
+
+  // The name can be used again and starts from scratch.
+  CHECK(put(s, "drop", {{"x", 1, "fresh"}}) == 1);
+  CHECK(joined(*s.get("drop"), "x") == "fresh");
+}
+
+TEST_CASE_TEMPLATE("threads lists every thread once, sorted", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  for (const char* t : {"b", "a", "c", "a-2", "B"}) put(s, t, {{"x", 1, "1"}});
+  put(s, "a", {{"x", 1}}, {.parent = 1});
+  CHECK(s.threads() == std::vector<std::string>{"B", "a", "a-2", "b", "c"});
+  CHECK(s.stats().threads == 5);
+  CHECK(s.stats().checkpoints == 6);
+}

@@ -1,0 +1,110 @@
+// One fixture per store: how the conformance suite makes a fresh, empty store. A new store
+// (PostgreSQL, ...) adds a fixture here and to STORE_FIXTURES; every case then runs on it.
+#pragma once
+
+#include <stategraph/store/memory.hpp>
+#include <stategraph/store/sqlite.hpp>
+#include <stategraph/store/store.hpp>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace sg = stategraph;
+
+namespace store_test {
+
+struct memory_fixture {
+  using store_type = sg::memory_store;
+  // Whether a second handle (another connection, another process) sees the same data.
+  static constexpr bool shared_backing = false;
+  std::unique_ptr<sg::memory_store> store = std::make_unique<sg::memory_store>();
+};
+
+// A path no other test (or concurrent run of the suite) uses; removed with its WAL files.
+class temp_db {
+ public:
+  temp_db() {
+    static std::atomic<int> counter{0};
+    path_ = (std::filesystem::temp_directory_path() /
+             ("sg-store-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".db"))
+                .string();
+    remove();
+  }
+  ~temp_db() { remove(); }
+  temp_db(const temp_db&) = delete;
+  temp_db& operator=(const temp_db&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  void remove() const {
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path_ + suffix, ec);
+  }
+  std::string path_;
+};
+
+struct sqlite_fixture {
+  using store_type = sg::sqlite_store;
+  static constexpr bool shared_backing = true;
+  temp_db file;
+  std::unique_ptr<sg::sqlite_store> store = open();
+
+  std::unique_ptr<sg::sqlite_store> open() const { return std::make_unique<sg::sqlite_store>(file.path()); }
+};
+
+// A channel of a put, owning its strings so a case reads as a table.
+struct ch {
+  std::string name;
+  std::int64_t version = 1;
+  std::optional<std::string> value{};
+  bool append = false;
+};
+
+struct put_args {
+  std::int64_t parent = sg::no_checkpoint;
+  std::int64_t step = 0;
+  sg::checkpoint_source source = sg::checkpoint_source::loop;
+  std::string metadata = "{}";
+  std::string schema_hash = "h1";
+  int format_version = 1;
+};
+
+template <class Store>
+std::int64_t put(Store& s, std::string_view thread, std::vector<ch> channels, put_args a = {}) {
+  std::vector<sg::channel_put> views;
+  for (const auto& c : channels)
+    views.push_back({c.name, c.version, c.value ? std::optional<std::string_view>(*c.value) : std::nullopt, c.append});
+  return s.put(
+      sg::checkpoint_put{thread, a.parent, a.step, a.source, a.format_version, a.schema_hash, a.metadata, views});
+}
+
+// The whole value of a channel of a stored checkpoint, pieces joined with '|'.
+inline std::string joined(const sg::stored_checkpoint& cp, std::string_view channel) {
+  for (const auto& c : cp.channels)
+    if (c.channel == channel) {
+      std::string out = c.value;
+      for (const auto& piece : c.appends) out += "|" + piece;
+      return out;
+    }
+  return "<missing>";
+}
+
+template <class Store>
+std::vector<std::int64_t> ids(const Store& s, std::string_view thread, sg::list_options o = {}) {
+  std::vector<std::int64_t> out;
+  for (const auto& info : s.list(thread, o)) out.push_back(info.id);
+  return out;
+}
+
+}  // namespace store_test
+
+#define STORE_FIXTURES store_test::memory_fixture, store_test::sqlite_fixture
