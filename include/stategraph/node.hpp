@@ -53,11 +53,17 @@ struct end {
 // ---- rule SG001: reading outside `reads` ---------------------------------------------
 
 namespace rules {
+// Arguments: the channel read, then what `reads` declares. The assertion sits in a nested
+// template held as a static member, so the caller stays valid and Clang adds no cascade
+// (the shape of every diagnostic, see diagnostics.hpp).
 template <auto Channel, class Reads>
 struct SG001_reads_undeclared_channel {
-  static_assert(detail::always_false<Reads>,
-                "SG001: a node or router reads a channel outside its `reads`; add it to `reads` "
-                "(the channel is the first template argument of this class)");
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<SG001_reads_undeclared_channel>,
+                  "SG001: a node or router reads a channel outside its `reads`; add it to `reads`");
+  };
+  static constexpr fail<> raised{};
 };
 }  // namespace rules
 
@@ -153,11 +159,15 @@ constexpr patch<entry<Channel, V, true>> maybe_write(std::optional<V> v) {
 // ---- routing: go<...>, to<T>, command, send --------------------------------------------
 
 namespace rules {
+// Arguments: the target returned, then the targets the sg::go<...> declares.
 template <class Target, class... Declared>
 struct SG010_returns_undeclared_target {
-  static_assert(detail::always_false<Target>,
-                "SG010: a router or command returns a target it did not declare in its "
-                "sg::go<...> (first argument: the target; the rest: what was declared)");
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<SG010_returns_undeclared_target>,
+                  "SG010: a router or command returns a target its sg::go<...> does not declare");
+  };
+  static constexpr fail<> raised{};
 };
 }  // namespace rules
 

@@ -6,6 +6,7 @@
 
 #include <stategraph/channels.hpp>
 #include <stategraph/detail/meta.hpp>
+#include <stategraph/diagnostics.hpp>
 #include <stategraph/graph.hpp>
 #include <stategraph/lattice.hpp>
 #include <stategraph/node.hpp>
@@ -16,64 +17,16 @@
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <array>
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 namespace stategraph {
 
 namespace rules {
 
-// ---- diagnostics: the class name is the message ----------------------------------------
-#define STATEGRAPH_DIAGNOSTIC(name, params, first, text)              \
-  template <params>                                                  \
-  struct name {                                                      \
-    static_assert(detail::always_false<first>, text);                \
-  };
-#define STATEGRAPH_P(...) __VA_ARGS__
-
-STATEGRAPH_DIAGNOSTIC(SG002_node_writes_undeclared_channel, STATEGRAPH_P(class Node, auto Channel), Node,
-                      "SG002: the node's patch writes a channel outside its `writes`")
-STATEGRAPH_DIAGNOSTIC(SG003_channel_is_not_in_the_graph_state, STATEGRAPH_P(class Node, auto Channel, class State),
-                      Node, "SG003: `reads`/`writes`/`subscribes` names a member of another struct than the graph's state")
-STATEGRAPH_DIAGNOSTIC(SG004_written_value_does_not_convert, STATEGRAPH_P(class Node, auto Channel, class Value), Node,
-                      "SG004: the value written does not convert to what the channel's reducer accepts")
-STATEGRAPH_DIAGNOSTIC(SG005_edge_names_something_that_is_not_a_node, STATEGRAPH_P(class From, class To), From,
-                      "SG005: an edge, branch or join names something that is not a node "
-                      "(or start as a target, or end as a source)")
-STATEGRAPH_DIAGNOSTIC(SG005_edge_declared_twice, STATEGRAPH_P(class From, class To), From,
-                      "SG005: the same edge is declared twice")
-STATEGRAPH_DIAGNOSTIC(SG005_target_is_not_a_node_of_the_graph, STATEGRAPH_P(class Node, class Target), Node,
-                      "SG005: a `goes`/`sends` target is not a node of the graph")
-STATEGRAPH_DIAGNOSTIC(SG006_edge_crosses_the_lattice, STATEGRAPH_P(class From, class To, class FromStage, class ToStage),
-                      From, "SG006: an edge goes from one stage to another in a direction the lattice does not allow")
-STATEGRAPH_DIAGNOSTIC(SG007_singleton_stage_holds_more_than_one_node,
-                      STATEGRAPH_P(class Stage, class FirstNode, class SecondNode), Stage,
-                      "SG007: a singleton stage holds more than one node")
-STATEGRAPH_DIAGNOSTIC(SG008_nodes_that_run_together_write_one_last_value_channel,
-                      STATEGRAPH_P(auto Channel, class FirstNode, class SecondNode), FirstNode,
-                      "SG008: two nodes that can run in the same superstep both write one last-value channel; "
-                      "give the channel a reducer or separate the nodes")
-STATEGRAPH_DIAGNOSTIC(SG009_node_is_unreachable_from_start, STATEGRAPH_P(class Node), Node,
-                      "SG009: no path leads from start to this node")
-STATEGRAPH_DIAGNOSTIC(SG009_node_cannot_reach_end, STATEGRAPH_P(class Node), Node,
-                      "SG009: no path leads from this node to end")
-STATEGRAPH_DIAGNOSTIC(SG010_command_goes_to_undeclared_target, STATEGRAPH_P(class Node, class Target), Node,
-                      "SG010: the node's command can go to a target missing from its `goes`")
-STATEGRAPH_DIAGNOSTIC(SG010_sends_to_undeclared_target, STATEGRAPH_P(class Node, class Target), Node,
-                      "SG010: the node returns sends to a target missing from its `sends`")
-STATEGRAPH_DIAGNOSTIC(SG011_send_target_does_not_accept_the_payload, STATEGRAPH_P(class Node, class Payload), Node,
-                      "SG011: a send target's call operator must accept (sg::view<State, reads>, const Payload&)")
-STATEGRAPH_DIAGNOSTIC(SG012_context_does_not_provide_the_seam, STATEGRAPH_P(class Node, class Seam, class Context),
-                      Node,
-                      "SG012: the node's seam is not provided by the runtime context (derive the context from "
-                      "the seam, or give it `Seam& provide<Seam>()`)")
-STATEGRAPH_DIAGNOSTIC(SG011_call_operator_does_not_accept_the_view, STATEGRAPH_P(class Node, class View), Node,
-                      "SG011: the node's call operator does not accept its view (sg::view<State, reads>)")
-STATEGRAPH_DIAGNOSTIC(SG011_node_returns_unsupported_type, STATEGRAPH_P(class Node, class Result), Node,
-                      "SG011: a node returns sg::patch, sg::command, sends or void; a router returns sg::go "
-                      "or sg::go_all")
-#undef STATEGRAPH_P
-#undef STATEGRAPH_DIAGNOSTIC
+// The diagnostics (class templates named after the problem) are in diagnostics.hpp.
 
 // ---- per node: SG003, SG011, SG002, SG004, SG010, SG005 (targets) --------------------------
 
@@ -233,8 +186,10 @@ constexpr bool check_node() {
     else return check_result<S, Name, N, Ctx, typename stategraph::detail::send_call_result<N, S, payload, Ctx>::type>();
   } else if constexpr (!check_call<S, Name, N, Ctx>()) {
     return false;
+  } else if constexpr (!check_result<S, Name, N, Ctx>()) {  // if constexpr: see check_nodes
+    return false;
   } else {
-    return check_result<S, Name, N, Ctx>();
+    return true;
   }
 }
 
@@ -243,8 +198,12 @@ constexpr bool check_router() {
   using S = typename A::state_type;
   using parts = typename A::template branch_parts<typename A::template branch_at<B>>;
   using R = typename parts::router;
-  if constexpr (!check_channels_belong<S, R, R>()) return false;
-  else if constexpr (!is_go<typename parts::go_type>::value &&
+  if constexpr (!check_channels_belong<S, R, R>()) {
+    return false;
+  } else if constexpr (!std::is_invocable_v<const R&, stategraph::detail::node_view_t<R, S>>) {
+    (void)SG011_call_operator_does_not_accept_the_view<R, stategraph::detail::node_view_t<R, S>>{};
+    return false;
+  } else if constexpr (!is_go<typename parts::go_type>::value &&
                      !stategraph::detail::send_traits<typename parts::go_type>::is_send) {
     (void)SG011_node_returns_unsupported_type<R, typename parts::go_type>{};
     return false;
@@ -256,17 +215,20 @@ constexpr bool check_router() {
 // ---- per element: SG005 (edges) -------------------------------------------------------------
 
 namespace detail {
-template <class E>
+// A graph names a lambda node by its tag: the tag stands for the node bound to it.
+template <class A, class T>
+inline constexpr bool names_a_node = stategraph::detail::node_like<typename A::template resolve_t<T>>;
+
+template <class A, class E>
 struct element_ok : std::true_type {};
-template <class A, class B>
-struct element_ok<edge<A, B>>
-    : std::bool_constant<(std::is_same_v<A, start> || stategraph::detail::node_like<A>) &&
-                         (std::is_same_v<B, end> || stategraph::detail::node_like<B>)> {};
-template <class Src, class R>
-struct element_ok<branch<Src, R>> : std::bool_constant<stategraph::detail::node_like<Src>> {};
-template <class T, class... Ss>
-struct element_ok<join<T, Ss...>>
-    : std::bool_constant<stategraph::detail::node_like<T> && (stategraph::detail::node_like<Ss> && ...)> {};
+template <class A, class From, class To>
+struct element_ok<A, edge<From, To>>
+    : std::bool_constant<(std::is_same_v<From, start> || names_a_node<A, From>) &&
+                         (std::is_same_v<To, end> || names_a_node<A, To>)> {};
+template <class A, class Src, class R>
+struct element_ok<A, branch<Src, R>> : std::bool_constant<names_a_node<A, Src>> {};
+template <class A, class T, class... Ss>
+struct element_ok<A, join<T, Ss...>> : std::bool_constant<names_a_node<A, T> && (names_a_node<A, Ss> && ...)> {};
 
 template <class E>
 struct element_ends {
@@ -288,14 +250,17 @@ struct element_ends<join<T, Ss...>> {
   using from = boost::mp11::mp_front<boost::mp11::mp_list<Ss...>>;
   using to = T;
 };
-template <class E>
-using element_bad = std::bool_constant<!element_ok<E>::value>;
+template <class A>
+struct element_bad {
+  template <class E>
+  using fn = std::bool_constant<!element_ok<A, E>::value>;
+};
 }  // namespace detail
 
-template <class G>
+template <class G, class A = analysis<G>>
 constexpr bool check_elements() {
   using elements = typename G::elements;
-  constexpr std::size_t bad = boost::mp11::mp_find_if<elements, detail::element_bad>::value;
+  constexpr std::size_t bad = detail::mp_find_if_q<elements, detail::element_bad<A>>::value;
   using unique = boost::mp11::mp_unique<elements>;
   if constexpr (bad < detail::mp_size<elements>::value) {
     using ends = detail::element_ends<detail::mp_at_c<elements, bad>>;
@@ -439,6 +404,10 @@ struct graph_facts {
         for (std::size_t j = 0; j < n && !reaches[i]; ++j)
           if (next[i].test(j) && reaches[j]) reaches[i] = grew = true;
     }
+    // Name a node with no way out at all before one that only leads to such a node: the
+    // first is where an edge is missing.
+    for (std::size_t i = 0; i < n; ++i)
+      if (!reaches[i] && !next[i].any()) return i;
     for (std::size_t i = 0; i < n; ++i)
       if (!reaches[i]) return i;
     return n;
@@ -534,29 +503,28 @@ constexpr bool check_graph() {
   }
 }
 
-// All rules, in the order that keeps one mistake to one message.
+// Folds over index sequences, and `if constexpr` on each check, rather than constexpr
+// lambdas or plain calls: each check is then instantiated while its caller is, not during
+// constant evaluation, so GCC prints no "in 'constexpr' expansion of" lines (each one
+// carrying the whole graph type) before the diagnostic.
+template <class A, std::size_t... B>
+constexpr bool check_routers(std::index_sequence<B...>) {
+  return (std::bool_constant<check_router<A, B>()>::value && ...);
+}
+template <class A, class Ctx, std::size_t... I>
+constexpr bool check_nodes(std::index_sequence<I...>) {
+  return (std::bool_constant<check_node<A, I, Ctx>()>::value && ...);
+}
+
+// All rules, in the order that keeps one mistake to one message: the elements of the graph,
+// then the routers, then each node, then the graph as a whole.
 template <class G, class A, class Ctx = stategraph::detail::no_context>
 constexpr bool check_all() {
-  if constexpr (!check_elements<G>()) {
-    return false;
-  } else {
-    constexpr bool routers_ok = [] {
-      bool ok = true;
-      stategraph::detail::for_each_index<A::branch_count>([&]<std::size_t B>() { ok = ok && check_router<A, B>(); });
-      return ok;
-    }();
-    if constexpr (!routers_ok) {
-      return false;
-    } else {
-      constexpr bool nodes_ok = [] {
-        bool ok = true;
-        stategraph::detail::for_each_index<A::size>([&]<std::size_t I>() { ok = ok && check_node<A, I, Ctx>(); });
-        return ok;
-      }();
-      if constexpr (!nodes_ok) return false;
-      else return check_graph<A>();
-    }
-  }
+  if constexpr (!check_elements<G, A>()) return false;
+  else if constexpr (!check_routers<A>(std::make_index_sequence<A::branch_count>{})) return false;
+  else if constexpr (!check_nodes<A, Ctx>(std::make_index_sequence<A::size>{})) return false;
+  else if constexpr (!check_graph<A>()) return false;
+  else return true;
 }
 
 }  // namespace rules
