@@ -54,7 +54,7 @@ concept range_of = requires(const U& u) {
 template <class C, class U>
 constexpr void insert_back(C& c, U&& u) {
   if constexpr (std::is_constructible_v<typename C::value_type, U&&>) {
-    c.push_back(typename C::value_type(std::forward<U>(u)));
+    c.emplace_back(std::forward<U>(u));  // one move (or construction) straight into place
   } else if constexpr (std::is_rvalue_reference_v<U&&>) {
     c.insert(c.end(), std::make_move_iterator(std::begin(u)), std::make_move_iterator(std::end(u)));
   } else {

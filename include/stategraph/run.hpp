@@ -215,6 +215,16 @@ struct step_result {
 };
 
 
+// Converts to what its function returns: emplacing one of these into an optional builds
+// the value in place from the function's result, with no move.
+template <class F>
+struct deferred {
+  F make;
+  operator std::invoke_result_t<F&>() { return make(); }
+};
+template <class F>
+deferred(F) -> deferred<F>;
+
 // Observers see each step. `quiet` is the one invoke uses: it compiles to nothing.
 struct quiet {
   static constexpr bool streams = false;
@@ -665,13 +675,13 @@ class app {
         detail::task_scope scope{I, f.observer.resume_values(I)};
         detail::task_scope_guard guard(&scope);
         try {
-          std::get<I>(f.results).emplace(f.self.template call<I>(f.state, f.context, f.config));
+          std::get<I>(f.results).emplace(detail::deferred{[&] { return f.self.template call<I>(f.state, f.context, f.config); }});
         } catch (...) {
           f.failures[I] = std::current_exception();
         }
       } else {
         try {
-          std::get<I>(f.results).emplace(f.self.template call<I>(f.state, f.context, f.config));
+          std::get<I>(f.results).emplace(detail::deferred{[&] { return f.self.template call<I>(f.state, f.context, f.config); }});
         } catch (...) {
           f.failures[I] = std::current_exception();
         }
