@@ -1,0 +1,18 @@
+# Fails unless every excerpt in EXCERPTS (one file per C++ block of PAGE, named after its
+# line) appears verbatim in SOURCE.
+file(READ ${SOURCE} source)
+file(GLOB excerpts ${EXCERPTS}/*.txt)
+set(stale "")
+foreach(file IN LISTS excerpts)
+  file(READ ${file} excerpt)
+  string(FIND "${source}" "${excerpt}" found)
+  if(found EQUAL -1)
+    get_filename_component(where ${file} NAME_WE)
+    string(APPEND stale "  the block at ${where}:\n${excerpt}\n")
+  endif()
+endforeach()
+if(stale)
+  message(FATAL_ERROR "${PAGE} quotes code that is no longer in ${SOURCE}:\n${stale}")
+endif()
+list(LENGTH excerpts n)
+message(STATUS "${n} excerpt(s) of ${SOURCE} are current")

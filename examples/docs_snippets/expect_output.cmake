@@ -1,0 +1,10 @@
+# Runs PROGRAM and fails unless it exits with 0 and prints exactly the text in EXPECTED.
+execute_process(COMMAND ${PROGRAM} OUTPUT_VARIABLE actual RESULT_VARIABLE status)
+file(READ ${EXPECTED} expected)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "${PROGRAM} exited with ${status}; it printed:\n${actual}")
+endif()
+if(NOT actual STREQUAL expected)
+  message(FATAL_ERROR "${PROGRAM} printed:\n${actual}\nbut the page shows (${EXPECTED}):\n${expected}")
+endif()
+message(STATUS "the output matches the page")
