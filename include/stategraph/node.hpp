@@ -6,6 +6,7 @@
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/schema.hpp>
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -276,7 +277,9 @@ struct lambda_node {
   static constexpr std::string_view name = detail::type_name<Tag>();
   F fn;
 
+  // Constrained, so asking whether the node takes a context does not instantiate the lambda.
   template <class... Args>
+    requires std::invocable<const F&, Args...>
   constexpr decltype(auto) operator()(Args&&... args) const {
     return fn(std::forward<Args>(args)...);
   }
