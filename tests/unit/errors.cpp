@@ -56,6 +56,13 @@ using int_graph =
     sg::graph<Logged, sg::edge<sg::start, first>, sg::edge<first, throws_int>, sg::edge<throws_int, sg::end>>;
 using renamed_graph = sg::graph<Logged, sg::edge<sg::start, renamed_thrower>, sg::edge<renamed_thrower, sg::end>>;
 
+// Two nodes of one step that both throw: the error names the first in node order.
+struct fails_too : thrower<0> {};
+using both_fail_fixed = sg::graph<Logged, sg::edge<sg::start, fails>, sg::edge<sg::start, fails_too>,
+                                  sg::edge<fails, sg::end>, sg::edge<fails_too, sg::end>>;
+using both_fail_frontier = sg::graph<Logged, sg::edge<sg::start, fails>, sg::edge<sg::start, fails_too>,
+                                     sg::branch<fails, unit::loop_until<fails, 0>>, sg::edge<fails_too, sg::end>>;
+
 static_assert(std::is_base_of_v<sg::error, sg::node_error>);
 static_assert(std::is_base_of_v<std::runtime_error, sg::error>);
 
@@ -143,4 +150,16 @@ TEST_CASE("the step counts from the run's first superstep; a failed run leaves t
   auto once = sg::compile<guarded_graph>();
   CHECK(node_error_of([&] { once.invoke(Logged{.counter = 3}); }).node() == "guarded");
   CHECK(once.invoke(Logged{.counter = 2}).counter == 3);
+}
+
+TEST_CASE("when two nodes of a step throw, the first in node order is named") {
+  CHECK(node_error_of([] { sg::compile<both_fail_frontier>().invoke(Logged{}); }).node() == "fails");
+  auto pooled = sg::compile<both_fail_frontier>(sg::with_executor(sg::thread_pool{2}));
+  for (int run = 0; run < 20; ++run) CHECK(node_error_of([&] { pooled.invoke(Logged{}); }).node() == "fails");
+  auto pooled_fixed = sg::compile<both_fail_fixed>(sg::with_executor(sg::thread_pool{2}));
+  CHECK(node_error_of([&] { pooled_fixed.invoke(Logged{}); }).node() == "fails");
+}
+
+TEST_CASE("when two nodes of a step throw in a fixed plan, the first in node order is named") {
+  CHECK(node_error_of([] { sg::compile<both_fail_fixed>().invoke(Logged{}); }).node() == "fails");
 }

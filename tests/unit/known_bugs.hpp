@@ -10,10 +10,3 @@
 #ifndef STATEGRAPH_UNIT_LAMBDA_NODES
 #define STATEGRAPH_UNIT_LAMBDA_NODES 0
 #endif
-
-// A node returning void does not compile: detail::sends_holder<void> (detail/call.hpp)
-// declares `static R&& take(R&&)` with R = void ("forming reference to void"), instantiated
-// by run.hpp's step_result<void>. Seen with GCC 12 and Clang 14 at commit 493ea50.
-#ifndef STATEGRAPH_UNIT_VOID_NODES
-#define STATEGRAPH_UNIT_VOID_NODES 0
-#endif

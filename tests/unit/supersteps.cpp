@@ -118,6 +118,31 @@ struct four_rounds {
 };
 using eph_loop = sg::graph<Eph, sg::edge<sg::start, blinker>, sg::branch<blinker, four_rounds>>;
 
+// ---- call order within a step on the sequential executor ------------------------------------
+
+struct Calls {
+  std::string order;
+};
+template <char Name>
+struct records_call {
+  using writes = sg::writes<&Logged::counter>;
+  auto operator()(sg::view<Logged, sg::reads<>>, Calls& calls) const {
+    calls.order += Name;
+    return sg::write<&Logged::counter>(1);
+  }
+};
+using ra = records_call<'a'>;
+using rb = records_call<'b'>;
+using rc = records_call<'c'>;
+using three_fixed = sg::graph<Logged, sg::edge<sg::start, ra>, sg::edge<sg::start, rb>, sg::edge<sg::start, rc>,
+                              sg::edge<ra, sg::end>, sg::edge<rb, sg::end>, sg::edge<rc, sg::end>>;
+struct end_now {
+  using reads = sg::reads<>;
+  sg::go<sg::end> operator()(sg::view<Logged, reads>) const { return sg::to<sg::end>; }
+};
+using three_frontier = sg::graph<Logged, sg::edge<sg::start, ra>, sg::edge<sg::start, rb>, sg::edge<sg::start, rc>,
+                                 sg::branch<ra, end_now>, sg::edge<rb, sg::end>, sg::edge<rc, sg::end>>;
+
 long count_of(const std::vector<std::string>& log, const std::string& name) {
   return std::count(log.begin(), log.end(), name);
 }
@@ -195,4 +220,16 @@ TEST_CASE("an ephemeral channel is visible for exactly one step") {
     CHECK(out.rounds == 4);
     CHECK(out.note.empty());
   }
+}
+
+TEST_CASE("the sequential executor calls the nodes of a step in node order (frontier)") {
+  Calls calls;
+  CHECK(sg::compile<three_frontier>().invoke(Logged{}, calls).counter == 3);
+  CHECK(calls.order == "abc");
+}
+
+TEST_CASE("the sequential executor calls the nodes of a step in node order (fixed plan)") {
+  Calls calls;
+  CHECK(sg::compile<three_fixed>().invoke(Logged{}, calls).counter == 3);
+  CHECK(calls.order == "abc");
 }

@@ -9,8 +9,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "known_bugs.hpp"
-
 namespace sg = stategraph;
 
 namespace unit_view_patch {
@@ -94,12 +92,10 @@ struct nothing_patch {
   using reads = sg::reads<&S::plain>;
   sg::patch<> operator()(sg::view<S, reads>) const { return {}; }
 };
-#if STATEGRAPH_UNIT_VOID_NODES
 struct nothing_void {
   using reads = sg::reads<&S::plain>;
   void operator()(sg::view<S, reads>) const {}
 };
-#endif
 
 // Reads every channel through its view and reports what it saw.
 struct reporter {
@@ -171,7 +167,6 @@ TEST_CASE("returning sg::patch<>{} changes nothing") {
   CHECK(out.last == 2);
 }
 
-#if STATEGRAPH_UNIT_VOID_NODES
 TEST_CASE("returning void changes nothing") {
   using G = sg::graph<S, sg::edge<sg::start, nothing_patch>, sg::edge<nothing_patch, nothing_void>,
                       sg::edge<nothing_void, sg::end>>;
@@ -181,8 +176,3 @@ TEST_CASE("returning void changes nothing") {
   CHECK(out.plain == "p");
   CHECK(out.last == 2);
 }
-#else
-TEST_CASE("returning void changes nothing" * doctest::skip()) {
-  MESSAGE("disabled: see STATEGRAPH_UNIT_VOID_NODES in known_bugs.hpp");
-}
-#endif
