@@ -80,6 +80,8 @@ def node(name, writes_last=False, writes_choice=False, stage=None, violation=Non
         extra.append(f"  using goes = sg::goes<{violation[1]}>;")
     elif kind == "SG011":  # the call operator does not accept the node's view
         view = "sg::view<State, sg::reads<>>"
+        # and reads nothing through it, so that this is the only mistake
+        patch = [p.replace("in.get<&State::counter>()", "0") for p in patch]
     body = " | ".join(patch)
     if kind == "SG010":
         body = f"sg::command{{{body}, sg::to<{violation[2]}>}}"

@@ -19,11 +19,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RUNTIME_RESULTS = os.path.join(HERE, "..", "runtime", "results")
 
 WORKLOADS = [
-    ("W1", "W1 pipeline10", "ns per superstep", 1e-9),
-    ("W2", "W2 fanout8", "ns per invocation", 1e-9),
-    ("W3", "W3 loop1000", "ns per superstep", 1e-9),
-    ("W4", "W4 loop1000 + MemorySaver checkpoint every step", "ns per superstep", 1e-9),
-    ("W5", "W5 loop200 + SQLite checkpoints in a file", "µs per superstep", 1e-6),
+    ("W1", "W1 pipeline10", "per superstep", 1e-9),
+    ("W2", "W2 fanout8", "per invocation", 1e-9),
+    ("W3", "W3 loop1000", "per superstep", 1e-9),
+    ("W4", "W4 loop1000 + MemorySaver checkpoint every step", "per superstep", 1e-9),
+    ("W5", "W5 loop200 + SQLite checkpoints in a file", "per superstep", 1e-6),
 ]
 # Quoted from shared/design/benchmarks.md: measured elsewhere, on a machine like ours.
 REFERENCE = {
@@ -38,11 +38,17 @@ RUNTIME_NAMES = {"W1": ("W1_pipeline10", "sec_per_superstep"), "W2": ("W2_fanout
                  "W3": ("W3_loop1000", "sec_per_superstep")}
 
 
-def fmt(seconds, scale):
-    v = seconds / scale
-    if v >= 100:
-        return f"{v:,.0f}"
-    return f"{v:,.1f}" if v >= 10 else f"{v:,.2f}"
+def fmt(seconds, _scale=None):
+    """A time with its own unit and three significant digits: '95.0 ns', '1.35 ms'."""
+    for unit, size in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if seconds >= size or unit == "ns":
+            v = seconds / size
+            return f"{v:.3g} {unit}" if v < 1000 else f"{v:,.0f} {unit}"
+    return str(seconds)
+
+
+def times(x):
+    return f"{x:,.0f}×" if x >= 100 else f"{x:.2g}×" if x < 10 else f"{x:.1f}×"
 
 
 def load_tbb(results):
@@ -128,8 +134,8 @@ def section(results):
         "",
         "**Noise**: the two cores are shared with other engineers' builds; the load average is above. *Wall* "
         "time includes waiting for a core, so it is inflated by roughly the load divided by 2; *CPU* time (the "
-        "process's user + system time) is the steadier figure and the one to compare. Medians and min–max over "
-        "the runs.",
+        "process's user + system time; for LangGraph.js it includes V8's helper threads, for oneTBB its worker "
+        "threads) is the steadier figure and the one to compare. Medians and min–max over the runs.",
         "",
     ]
     if runtime:
@@ -160,13 +166,13 @@ def section(results):
             row = (f"| {label} | {fmt(wall['median'], scale)} ({fmt(wall['min'], scale)}–{fmt(wall['max'], scale)}) | "
                    f"{fmt(cpu['median'], scale)} ({fmt(cpu['min'], scale)}–{fmt(cpu['max'], scale)}) |")
             if base:
-                row += f" {cpu['median'] / base:,.1f}× |"
+                row += f" {times(cpu['median'] / base)} |"
             out.append(row)
         for side, label in (("library", "stategraph, sequential (g++, run_runtime.sh)"),
                             ("hand", "hand-written C++ (g++, run_runtime.sh)")):
             v = runtime.get((wid, side))
             if v:
-                out.append(f"| {label} | — | {fmt(v, scale)} | {v / base:,.2f}× |")
+                out.append(f"| {label} | — | {fmt(v, scale)} | {times(v / base)} |")
         out += ["", f"Reference figures from the design, measured elsewhere, not by us: {REFERENCE[wid]}.", ""]
     out.append(END)
     return "\n".join(out) + "\n"
