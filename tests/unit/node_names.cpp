@@ -5,7 +5,6 @@
 #include <string>
 #include <string_view>
 
-#include "known_bugs.hpp"
 #include "logged_state.hpp"
 
 using unit::Logged;
@@ -102,7 +101,6 @@ TEST_CASE("a context in a frontier run, with a run_config") {
   CHECK(ctx.calls == 9);  // four more steps ran before the limit
 }
 
-#if STATEGRAPH_UNIT_LAMBDA_NODES
 TEST_CASE("a lambda node is bound by compile and named after its tag") {
   using G = sg::graph<Logged, sg::edge<sg::start, lambda_tag>, sg::edge<lambda_tag, sg::end>>;
   auto app = sg::compile<G>(
@@ -115,8 +113,25 @@ TEST_CASE("a lambda node is bound by compile and named after its tag") {
   CHECK(out.counter == 5);  // 2 from the input, plus what the lambda wrote: 2 + 1
   CHECK(out.log == strings{"lambda"});
 }
-#else
-TEST_CASE("a lambda node is bound by compile and named after its tag" * doctest::skip()) {
-  MESSAGE("disabled: see STATEGRAPH_UNIT_LAMBDA_NODES in known_bugs.hpp");
+
+TEST_CASE("lambda nodes beside type nodes: captures, a context, a loop through a branch") {
+  using G = sg::graph<Logged, sg::edge<sg::start, plain_node>, sg::edge<plain_node, lambda_tag>,
+                      sg::branch<lambda_tag, unit::loop_until<lambda_tag, 20>>>;
+  const int step = 4;
+  auto by_capture = sg::compile<G>(sg::node<lambda_tag, sg::any_stage, sg::reads<>, sg::writes<&Logged::counter>>(
+      [step](sg::view<Logged, sg::reads<>>) { return sg::write<&Logged::counter>(step); }));
+  CHECK(decltype(by_capture)::node_names[0] == "plain_node");
+  CHECK(decltype(by_capture)::node_names[1] == "lambda_tag");
+  Logged out = by_capture.invoke(Logged{});
+  CHECK(out.counter == 21);  // 1 from plain_node, then 4 per round until at least 20
+  CHECK(out.log == strings{"plain_node"});
+
+  auto with_context = sg::compile<G>(sg::node<lambda_tag, sg::any_stage, sg::reads<>, sg::writes<&Logged::counter>>(
+      [](sg::view<Logged, sg::reads<>>, Ctx& ctx) {
+        ++ctx.calls;
+        return sg::write<&Logged::counter>(ctx.base);
+      }));
+  Ctx ctx{.base = 5};
+  CHECK(with_context.invoke(Logged{}, ctx).counter == 21);  // 1, then 5 per round: 6, 11, 16, 21
+  CHECK(ctx.calls == 4);
 }
-#endif
