@@ -171,17 +171,16 @@ constexpr bool check_seam() {
   }
 }
 
+// The node's call: as a send target (view and payload) when it cannot be called plainly,
+// otherwise with its view (and the context); then what it returns.
 template <class A, std::size_t I, class Ctx>
-constexpr bool check_node() {
+constexpr bool check_node_call() {
   using S = typename A::state_type;
   using Name = detail::mp_at_c<typename A::names, I>;
   using N = typename A::template node<I>;
   using payload = typename payload_of<A, Name>::type;
   constexpr bool plain = stategraph::detail::callable_with<N, S, Ctx>();
-  if constexpr (!check_channels_belong<S, Name, N>()) return false;
-  else if constexpr (!check_targets<Name, N, typename A::names>()) return false;
-  else if constexpr (!check_seam<Name, N, Ctx>()) return false;
-  else if constexpr (!std::is_void_v<payload> && !plain) {  // runs only as a send target
+  if constexpr (!std::is_void_v<payload> && !plain) {  // runs only as a send target
     if constexpr (!check_send_call<S, Name, N, Ctx, payload>()) return false;
     else return check_result<S, Name, N, Ctx, typename stategraph::detail::send_call_result<N, S, payload, Ctx>::type>();
   } else if constexpr (!check_call<S, Name, N, Ctx>()) {
@@ -191,6 +190,17 @@ constexpr bool check_node() {
   } else {
     return true;
   }
+}
+
+template <class A, std::size_t I, class Ctx>
+constexpr bool check_node() {
+  using S = typename A::state_type;
+  using Name = detail::mp_at_c<typename A::names, I>;
+  using N = typename A::template node<I>;
+  if constexpr (!check_channels_belong<S, Name, N>()) return false;
+  else if constexpr (!check_targets<Name, N, typename A::names>()) return false;
+  else if constexpr (!check_seam<Name, N, Ctx>()) return false;  // before anything calls the node with Ctx
+  else return check_node_call<A, I, Ctx>();
 }
 
 template <class A, std::size_t B>
@@ -490,7 +500,7 @@ constexpr bool check_graph() {
       std::size_t at = 0, i = 0;
       boost::mp11::mp_for_each<writes>([&]<class V>(V) {
         if constexpr (std::is_same_v<state_of<V::value>, typename F::S>)
-          if (channel_index<typename F::S, V::value>() == c.channel) at = i;
+          if (channel_index<typename F::S, V::value>() == F::last_value_conflict.channel) at = i;
         ++i;
       });
       return at;

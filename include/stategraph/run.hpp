@@ -311,31 +311,38 @@ class app {
   // Runs the graph from a new state: `input` is applied through the reducers onto a
   // default-constructed state, then supersteps run until nothing is active.
   state_type invoke(state_type input, const run_config& config = {}) const {
-    static_assert(rules::check_all<G, A, detail::no_context>(), "stategraph: see the rule above");
-    detail::no_context none;
-    return run(std::move(input), none, config);
+    // A rule that fails here has printed its diagnostic; nothing more is compiled.
+    if constexpr (!rules::check_all<G, A, detail::no_context>()) {
+      return {};
+    } else {
+      detail::no_context none;
+      return run(std::move(input), none, config);
+    }
   }
   template <class Ctx>
     requires(!std::is_same_v<std::remove_const_t<Ctx>, run_config>)
   state_type invoke(state_type input, Ctx& context, const run_config& config = {}) const {
-    static_assert(rules::check_all<G, A, Ctx>(), "stategraph: see the rule above");
-    return run(std::move(input), context, config);
+    if constexpr (!rules::check_all<G, A, Ctx>()) return {};
+    else return run(std::move(input), context, config);
   }
 
   // Runs the graph and reports each step to `callback(const sg::event<State>&)`.
   template <class Callback>
     requires std::is_invocable_v<Callback&, const event<state_type>&>
   state_type stream(state_type input, stream_mode mode, Callback&& callback, const run_config& config = {}) const {
-    static_assert(rules::check_all<G, A, detail::no_context>(), "stategraph: see the rule above");
-    detail::no_context none;
-    return stream_with(std::move(input), mode, none, callback, config);
+    if constexpr (!rules::check_all<G, A, detail::no_context>()) {
+      return {};
+    } else {
+      detail::no_context none;
+      return stream_with(std::move(input), mode, none, callback, config);
+    }
   }
   template <class Ctx, class Callback>
     requires std::is_invocable_v<Callback&, const event<state_type>&>
   state_type stream(state_type input, stream_mode mode, Ctx& context, Callback&& callback,
                     const run_config& config = {}) const {
-    static_assert(rules::check_all<G, A, Ctx>(), "stategraph: see the rule above");
-    return stream_with(std::move(input), mode, context, callback, config);
+    if constexpr (!rules::check_all<G, A, Ctx>()) return {};
+    else return stream_with(std::move(input), mode, context, callback, config);
   }
   // The same as a range-v3 input range of events: each step runs when the range reaches
   // it. The range refers to this app, which must outlive it.
@@ -980,9 +987,13 @@ auto compile(Args&&... args) {
     using after = boost::mp11::mp_flatten<boost::mp11::mp_transform<detail::list_of, boost::mp11::mp_copy_if<bound, detail::is_after>>>;
     using durable = durable_app<plain_app, store_t, before, after>;
     static_assert(detail::is_complete<durable>, "stategraph: a graph with a store needs #include <stategraph/checkpoint.hpp>");
+    if constexpr (!durable::codecs_ok) {  // SG013 has printed its diagnostic
+      return invalid_app<G>{};
+    } else {
     auto all = std::forward_as_tuple(std::forward<Args>(args)...);
     store_t* store = std::get<boost::mp11::mp_find_if<bound, detail::is_store_option>::value>(all).store;
     return durable(std::apply([](auto&&... a) { return plain_app(std::forward<decltype(a)>(a)...); }, std::move(all)), *store);
+    }
   }
 }
 

@@ -71,8 +71,9 @@ constexpr std::string_view channel_name_at() {
 }
 
 // The index of the channel a member pointer names, or channel_count<S> if it names none.
+// consteval: the fake object has no definition, so this must never run.
 template <class S, auto MP>
-constexpr std::size_t channel_index() {
+consteval std::size_t channel_index() {
   using mp = detail::member_pointer<MP>;
   if constexpr (!std::is_same_v<typename mp::class_type, S>) {
     return channel_count<S>;

@@ -8,6 +8,7 @@
 #include <stategraph/graph.hpp>
 #include <stategraph/lattice.hpp>
 #include <stategraph/node.hpp>
+#include <stategraph/pictures.hpp>
 #include <stategraph/rules.hpp>
 #include <stategraph/executor.hpp>
 #include <stategraph/events.hpp>

@@ -104,7 +104,10 @@ class durable_app {
   using position_type = typename App::position_type;
   using store_type = Store;
 
-  durable_app(App app, Store& store) : app_(std::move(app)), store_(&store) { (void)codecs_ok; }
+  durable_app(App app, Store& store) : app_(std::move(app)), store_(&store) {}
+
+  // Every channel has a JSON codec (SG013); sg::compile checks it before building the app.
+  static constexpr bool codecs_ok = detail::check_codecs<state_type>();
 
   // A run without a thread: nothing is stored.
   state_type invoke(state_type input, const run_config& config = {}) const { return app_.invoke(std::move(input), config); }
@@ -202,7 +205,6 @@ class durable_app {
   using A = analysis_type;
   using S = state_type;
   static constexpr std::size_t channels = channel_count<S>;
-  static constexpr bool codecs_ok = detail::check_codecs<S>();
   template <class T>
   static constexpr std::size_t index_of = A::template index<T>;
 
@@ -363,7 +365,9 @@ class durable_app {
     // ---- running -----------------------------------------------------------------------
     template <class Ctx>
     S run(Ctx& context, const run_config& config, bool resuming) {
-      static_assert(rules::check_all<typename App::graph_type, A, Ctx>(), "stategraph: see the rule above");
+      if constexpr (!rules::check_all<typename App::graph_type, A, Ctx>()) {
+        return state;  // the rule has printed its diagnostic
+      } else {
       bool skip_before = resuming;
       while (at.any()) {
         if (!skip_before && at.active.intersects(before_set)) break;
@@ -377,6 +381,7 @@ class durable_app {
         results = {};
         resumes = {};
         if (ran.intersects(after_set) && at.any()) break;
+      }
       }
       return state;
     }

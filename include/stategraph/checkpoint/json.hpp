@@ -43,10 +43,14 @@ concept json_codable = requires(nlohmann::json& j, const nlohmann::json& cj, con
 
 namespace rules {
 template <auto Channel, class Value>
-struct SG013_channel_value_has_no_json_codec {
-  static_assert(stategraph::detail::always_false<Value>,
-                "SG013: a checkpointed graph has a channel whose value type has no JSON codec; give it "
-                "nlohmann to_json/from_json (e.g. NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE)");
+struct SG013_channel_value_has_no_json_codec {  // the shape of diagnostics.hpp
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<SG013_channel_value_has_no_json_codec>,
+                  "SG013: a checkpointed graph has a channel whose value type has no JSON codec; give it "
+                  "nlohmann to_json/from_json (e.g. NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE)");
+  };
+  static constexpr fail<> raised{};
 };
 }  // namespace rules
 

@@ -15,10 +15,20 @@
 
 namespace stategraph {
 // Hands a node the seam it declared (`using seam = reasoning;`) from its context.
+namespace detail {
+struct any_context;
+}
 template <class Seam, class Ctx>
 Seam& seam(Ctx& context) {
-  if constexpr (std::derived_from<Ctx, Seam>) return context;
-  else return context.template provide<Seam>();
+  if constexpr (std::is_same_v<Ctx, detail::any_context>) {
+    // Only ever instantiated while sg::compile asks what a generic node returns; never run.
+    static Seam* never = nullptr;
+    return *never;
+  } else if constexpr (std::derived_from<Ctx, Seam>) {
+    return context;
+  } else {
+    return context.template provide<Seam>();
+  }
 }
 // A command whose goto is sends: LangGraph's Command(update=..., goto=[Send(...), ...]).
 template <class Patch, class T, class P>
