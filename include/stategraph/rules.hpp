@@ -200,7 +200,8 @@ constexpr bool check_node() {
   if constexpr (!check_channels_belong<S, Name, N>()) return false;
   else if constexpr (!check_targets<Name, N, typename A::names>()) return false;
   else if constexpr (!check_seam<Name, N, Ctx>()) return false;  // before anything calls the node with Ctx
-  else return check_node_call<A, I, Ctx>();
+  else if constexpr (!check_node_call<A, I, Ctx>()) return false;  // if constexpr: see check_nodes
+  else return true;
 }
 
 template <class A, std::size_t B>

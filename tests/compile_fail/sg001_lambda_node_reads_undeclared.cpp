@@ -1,7 +1,5 @@
 // EXPECT: SG001
 // EXPECT: SG001_reads_undeclared_channel<&State::attempts, stategraph::reads<&State::question> ?>
-// KNOWN-ISSUE: lambda_node::operator() (node.hpp) is an unconstrained template, so asking
-// whether it takes (view, context) instantiates the lambda with a context and fails hard.
 // SG001 for a generic lambda node: the read is found while sg::compile checks the node.
 #include <stategraph/stategraph.hpp>
 

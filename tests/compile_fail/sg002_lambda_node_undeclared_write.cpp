@@ -1,7 +1,5 @@
 // EXPECT: SG002
 // EXPECT: SG002_node_writes_undeclared_channel<classify_tag, &State::tags>
-// KNOWN-ISSUE: lambda_node::operator() (node.hpp) is an unconstrained template, so asking
-// whether it takes (view, context) instantiates the lambda with a context and fails hard.
 // SG002 for a lambda node: the graph names the tag, and so does the message.
 #include <stategraph/stategraph.hpp>
 
