@@ -139,7 +139,8 @@ def docs_section(results):
                     continue
                 mark = " †" if p["raised"] else ""
                 med, lo, hi = p["wall"]
-                row += f" {med:.1f} ({lo:.1f}–{hi:.1f}){mark} | {p['cpu'][0]:.1f}{mark} | {p['rss_mib'][0]:.0f}{mark} |"
+                rng = f" ({lo:.1f}–{hi:.1f})" if hi > lo else ""  # one repetition: no range
+                row += f" {med:.1f}{rng}{mark} | {p['cpu'][0]:.1f}{mark} | {p['rss_mib'][0]:.0f}{mark} |"
             out.append(row)
     out.append("")
     if failures:
