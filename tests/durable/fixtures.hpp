@@ -1,0 +1,161 @@
+// Shared pieces of the checkpointed-run tests: one fixture per store (every case that
+// does not depend on a store's internals runs on both), a store wrapper that lets a test
+// corrupt what a store hands back, and the agent loop most cases run.
+#pragma once
+
+#include <stategraph/checkpoint.hpp>
+#include <stategraph/stategraph.hpp>
+#include <stategraph/store/memory.hpp>
+#include <stategraph/store/sqlite.hpp>
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace sg = stategraph;
+
+namespace durable_test {
+
+// ---- stores ------------------------------------------------------------------------------
+
+// A file no other case (or concurrent run of the suite) uses; removed with its WAL files.
+class temp_db {
+ public:
+  explicit temp_db(std::string_view tag = "durable") {
+    static std::atomic<int> counter{0};
+    path_ = (std::filesystem::temp_directory_path() /
+             ("sg-" + std::string(tag) + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".db"))
+                .string();
+    remove();
+  }
+  ~temp_db() { remove(); }
+  temp_db(const temp_db&) = delete;
+  temp_db& operator=(const temp_db&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  void remove() const {
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path_ + suffix, ec);
+  }
+  std::string path_;
+};
+
+struct memory_fixture {
+  using store_type = sg::memory_store;
+  static constexpr const char* name = "memory";
+  sg::memory_store store;
+};
+
+struct sqlite_fixture {
+  using store_type = sg::sqlite_store;
+  static constexpr const char* name = "sqlite";
+  temp_db file;
+  sg::sqlite_store store{file.path()};
+};
+
+#define DURABLE_FIXTURES durable_test::memory_fixture, durable_test::sqlite_fixture
+
+// A store that hands back what the inner store holds after `tamper` has edited it: how a
+// test feeds corrupted checkpoints to the load path of any store. Writes go through as
+// they are, so "nothing was changed" is still measured on the inner store, unless
+// `discard_writes` drops them (the fuzzer keeps its inner store as built that way).
+template <class Inner>
+class tampering_store {
+ public:
+  explicit tampering_store(Inner& inner) : inner_(&inner) {}
+
+  std::function<void(sg::stored_checkpoint&)> tamper_checkpoint;
+  std::function<void(std::int64_t checkpoint, std::vector<sg::pending_write>&)> tamper_writes;
+  bool discard_writes = false;
+
+  std::int64_t put(const sg::checkpoint_put& cp) {
+    if (discard_writes) return ++discarded_;
+    return inner_->put(cp);
+  }
+  void put_writes(std::string_view thread, std::int64_t id, std::span<const sg::pending_write_put> writes) {
+    if (!discard_writes) inner_->put_writes(thread, id, writes);
+  }
+  std::optional<sg::stored_checkpoint> get(std::string_view thread) const { return edited(inner_->get(thread)); }
+  std::optional<sg::stored_checkpoint> get(std::string_view thread, std::int64_t id) const {
+    return edited(inner_->get(thread, id));
+  }
+  std::vector<sg::checkpoint_info> list(std::string_view thread, sg::list_options options = {}) const {
+    return inner_->list(thread, options);
+  }
+  std::vector<sg::pending_write> pending_writes(std::string_view thread, std::int64_t id) const {
+    auto w = inner_->pending_writes(thread, id);
+    if (tamper_writes) tamper_writes(id, w);
+    return w;
+  }
+  bool delete_thread(std::string_view thread) { return inner_->delete_thread(thread); }
+  std::vector<std::string> threads() const { return inner_->threads(); }
+  sg::store_stats stats() const { return inner_->stats(); }
+
+ private:
+  std::optional<sg::stored_checkpoint> edited(std::optional<sg::stored_checkpoint> c) const {
+    if (c && tamper_checkpoint) tamper_checkpoint(*c);
+    return c;
+  }
+  Inner* inner_;
+  std::int64_t discarded_ = 1'000'000;  // ids of dropped puts, far from the inner store's
+};
+static_assert(sg::checkpoint_store<tampering_store<sg::memory_store>>);
+
+// ---- the agent loop ----------------------------------------------------------------------
+
+struct Msg {
+  std::string role, content;
+  friend bool operator==(const Msg&, const Msg&) = default;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Msg, role, content)
+
+struct Chat {
+  sg::append<Msg> messages;
+  sg::counter<int> calls;
+};
+
+struct tools;
+// Asks for a tool until the history holds five messages.
+struct agent {
+  using reads = sg::reads<&Chat::messages>;
+  using writes = sg::writes<&Chat::messages, &Chat::calls>;
+  auto operator()(sg::view<Chat, reads> in) const {
+    auto n = in.get<&Chat::messages>().size();
+    return sg::write<&Chat::messages>(Msg{"ai", n < 5 ? "call tool" : "done"}) | sg::write<&Chat::calls>(1);
+  }
+};
+struct tools {
+  using reads = sg::reads<&Chat::messages>;
+  using writes = sg::writes<&Chat::messages>;
+  auto operator()(sg::view<Chat, reads>) const { return sg::write<&Chat::messages>(Msg{"tool", "42"}); }
+};
+struct route {
+  using reads = sg::reads<&Chat::messages>;
+  sg::go<tools, sg::end> operator()(sg::view<Chat, reads> in) const {
+    if (in.get<&Chat::messages>().back().content == "call tool") return sg::to<tools>;
+    return sg::to<sg::end>;
+  }
+};
+using chat_graph = sg::graph<Chat, sg::edge<sg::start, agent>, sg::branch<agent, route>, sg::edge<tools, agent>>;
+
+inline std::vector<std::string> contents(const std::vector<Msg>& messages) {
+  std::vector<std::string> out;
+  for (const auto& m : messages) out.push_back(m.role + ":" + m.content);
+  return out;
+}
+
+using strings = std::vector<std::string>;
+
+}  // namespace durable_test
