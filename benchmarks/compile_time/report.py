@@ -66,9 +66,8 @@ def write_summary(results):
     # one file per line of the plot: gnuplot reads them by name
     for c, _ in COMPILERS:
         for shape in ("chain", "dag"):
+            # written even when empty, so that plot.gp never reads a stale file of an earlier run
             rows = sorted((n, p) for (cc, s, n), p in points.items() if cc == c and s == shape)
-            if not rows:
-                continue
             with open(os.path.join(results, f"plot-{c}-{shape}.dat"), "w") as f:
                 f.write("# nodes wall_median wall_min wall_max cpu_median rss_mib_median needed_raised_limit\n")
                 for n, p in rows:
