@@ -6,6 +6,9 @@
 #
 #   tests/compile_fail/measure.sh [output-dir]     (JOBS=2 by default)
 #
+# Boost and range-v3 are expected on the compilers' default paths; otherwise set
+# INCLUDE_DIRS="dir1|dir2" (the project's include/ is always added).
+#
 # The compilers' outputs are kept in output-dir (default: a new temporary directory), one
 # file per case and compiler, for quoting in the docs.
 set -euo pipefail
@@ -21,10 +24,11 @@ clangxx=$(command -v clang++-14 || command -v clang++ || true)
 run_one() {  # case-file compiler-id compiler out-dir root
   local case=$1 id=$2 compiler=$3 dir=$4 top=$5 name
   name=$(basename "$case" .cpp)
-  cmake -DCOMPILER="$compiler" -DCOMPILER_ID="$id" -DSOURCE="$case" -DINCLUDE_DIRS="$top/include" \
+  cmake -DCOMPILER="$compiler" -DCOMPILER_ID="$id" -DSOURCE="$case" -DINCLUDE_DIRS="$top/include${INCLUDE_DIRS:+|$INCLUDE_DIRS}" \
     -DOUTPUT_FILE="$dir/$name.$id.txt" -P "$top/cmake/CompileFail.cmake" >"$dir/$name.$id.check" 2>&1 || true
 }
 export -f run_one
+export INCLUDE_DIRS
 
 {
   for case in "$root"/tests/compile_fail/sg[0-9][0-9][0-9]_*.cpp; do
