@@ -391,16 +391,20 @@ struct graph_facts {
     return c;
   }();
 
+  // Both walks visit each node once (a work list), so they cost O(N·N/64), not O(N³).
   static constexpr std::size_t unreachable = [] {
     typename A::set seen = A::table.from_start;
     if constexpr (A::reactive) seen |= A::wakes_on_input;
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (std::size_t i = 0; i < n; ++i)
-        if (seen.test(i)) {
-          auto before = seen;
-          seen |= next[i];
-          grew = grew || !(before == seen);
+    std::array<std::size_t, n + 1> todo{};
+    std::size_t top = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (seen.test(i)) todo[top++] = i;
+    while (top > 0) {
+      std::size_t i = todo[--top];
+      for (std::size_t j = 0; j < n; ++j)
+        if (next[i].test(j) && !seen.test(j)) {
+          seen.set(j);
+          todo[top++] = j;
         }
     }
     for (std::size_t i = 0; i < n; ++i)
@@ -408,12 +412,23 @@ struct graph_facts {
     return n;
   }();
   static constexpr std::size_t dead_end = [] {
+    // Walk backwards from the nodes that reach end, through each node's predecessors.
+    std::array<typename A::set, n> before{};
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        if (next[i].test(j)) before[j].set(i);
     std::array<bool, n> reaches = ends;
-    for (bool grew = true; grew;) {
-      grew = false;
+    std::array<std::size_t, n + 1> todo{};
+    std::size_t top = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (reaches[i]) todo[top++] = i;
+    while (top > 0) {
+      std::size_t j = todo[--top];
       for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < n && !reaches[i]; ++j)
-          if (next[i].test(j) && reaches[j]) reaches[i] = grew = true;
+        if (before[j].test(i) && !reaches[i]) {
+          reaches[i] = true;
+          todo[top++] = i;
+        }
     }
     // Name a node with no way out at all before one that only leads to such a node: the
     // first is where an edge is missing.
