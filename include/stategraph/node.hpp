@@ -89,7 +89,10 @@ class view<State, reads<Channels...>> {
   constexpr decltype(auto) get() const noexcept {
     if constexpr (!detail::contains<detail::value_t<Channel>, typename reads_type::list>) {
       (void)rules::SG001_reads_undeclared_channel<Channel, reads_type>{};
-      return 0;
+      // Hand back the channel's real value, so the node's code compiles on and the rule's
+      // message stays the only one.
+      if constexpr (std::is_same_v<state_of<Channel>, State>) return channel_traits<field_of<Channel>>::value(state_->*Channel);
+      else return 0;
     } else {
       return channel_traits<field_of<Channel>>::value(state_->*Channel);
     }

@@ -1,7 +1,5 @@
 // EXPECT: SG001
 // EXPECT: SG001_reads_undeclared_channel<&State::tags, stategraph::reads<&State::intent> ?>
-// KNOWN-ISSUE: view::get (node.hpp) returns int after SG001 fires, so code that uses the value
-// as the channel's type (here a set) adds a second error and SG011 follows.
 // SG001: the node reads `tags`, but its `reads` lists only `intent`.
 #include <stategraph/stategraph.hpp>
 
