@@ -128,7 +128,7 @@ for cxx in $compilers; do
           if [[ -n $profile ]]; then
             # Where the instructions go: self cost per function (never counted twice), which
             # report.py sums into categories.
-            callgrind_annotate --auto=no --threshold=100 "$profile" >"$results/$tag-$w-profile.txt"
+            callgrind_annotate --auto=no --threshold=99.5 "$profile" >"$results/$tag-$w-profile.txt"
             rm -f "$profile"
           fi
           per=$(awk -v a="$one" -v b="$two" -v n="$n" -v s="${units[$w]}" 'BEGIN {printf "%.2f", (b - a) / (n * s)}')
