@@ -149,6 +149,9 @@ class durable_app {
     runner r(*this, thread.value);
     r.load(fetch(thread, {}));
     r.load_pending();
+    if (!r.has_work())
+      throw checkpoint_error("stategraph: thread '" + thread.value +
+                             "' has nothing to resume (its run is over); nothing was changed");
     return r.run(context, config, true);
   }
   // Continues from an older checkpoint's next nodes, as a new branch of history.
@@ -234,7 +237,7 @@ class durable_app {
     s.step = c.step;
     s.source = c.source;
     s.interrupts = r.open_interrupts();
-    s.failed = r.has_failed_writes();
+    s.failed = r.has_failed_writes() && s.interrupts.empty();  // kept writes of a pause are no failure
     return s;
   }
 
@@ -299,6 +302,9 @@ class durable_app {
       for (auto& w : self.store_->pending_writes(thread, parent)) {
         auto [node, kind] = split_task(w.task);
         std::size_t i = node_index(node);
+        if (w.index < 0 || w.index > max_interrupts)
+          throw checkpoint_error("stategraph: a pending write of thread '" + thread + "' has index " +
+                                 std::to_string(w.index) + ", out of range; nothing was loaded");
         if (kind == "result") {
           results[i] = detail::parse_or_throw(w.value, "a pending write");
         } else if (kind == "interrupt") {
@@ -312,6 +318,9 @@ class durable_app {
       // An interrupt already answered is no longer open.
       std::erase_if(interrupts, [&](const interrupt_info& in) { return in.index < resumes[node_index(in.node)].size(); });
     }
+
+    static constexpr std::int32_t max_interrupts = 1 << 16;  // per node: more is corrupted data
+    bool has_work() const { return at.any() || has_failed_writes(); }
 
     std::vector<interrupt_info> open_interrupts() const { return interrupts; }
     bool has_failed_writes() const {
@@ -532,6 +541,14 @@ class durable_app {
     }
     template <class R>
     static R decode_result(const nlohmann::json& j) {
+      try {
+        return decode_result_unchecked<R>(j);
+      } catch (const nlohmann::json::exception& e) {
+        throw checkpoint_error(std::string("stategraph: a pending write does not decode: ") + e.what());
+      }
+    }
+    template <class R>
+    static R decode_result_unchecked(const nlohmann::json& j) {
       R r{};
       r.update = detail::decode_patch_as<typename R::patch_type>(j.at("update"));
       if constexpr (!std::is_same_v<decltype(r.next), std::nullptr_t>)
@@ -592,11 +609,15 @@ class durable_app {
       if (whole || changed.any()) max_version = next_version;
       nlohmann::json meta = encode_position();
       meta["max_version"] = max_version;
-      nlohmann::json schema = nlohmann::json::array();
-      for (const auto& field : detail::schema_fields<S>()) schema.push_back({field.first, field.second});
-      meta["schema"] = std::move(schema);
+      // The schema is the same for every checkpoint of this state type: build it once.
+      static const nlohmann::json schema = [] {
+        nlohmann::json fields = nlohmann::json::array();
+        for (const auto& field : detail::schema_fields<S>()) fields.push_back({field.first, field.second});
+        return fields;
+      }();
+      static const std::string hash = schema_hash<S>();
+      meta["schema"] = schema;
       std::string meta_text = meta.dump();
-      std::string hash = schema_hash<S>();
       checkpoint_put cp;
       cp.thread = thread;
       cp.parent = from;
