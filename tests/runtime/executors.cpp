@@ -10,7 +10,7 @@
 
 namespace sg = stategraph;
 
-namespace {
+namespace executors_cases {  // named: Clang cannot reflect types with internal linkage
 
 struct State {
   std::vector<std::uint32_t> seeds;  // the random input: drives every choice of the run
@@ -120,7 +120,8 @@ void compare_executors(int runs, std::uint32_t seed) {
   }
 }
 
-}  // namespace
+}  // namespace executors_cases
+using namespace executors_cases;
 
 TEST_CASE("thread_pool and sequential give identical states on random go_all fan-outs") {
   compare_executors<random_fanout>(300, 20261130u);

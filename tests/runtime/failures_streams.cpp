@@ -15,7 +15,7 @@
 namespace sg = stategraph;
 using namespace std::chrono_literals;
 
-namespace {
+namespace failures_streams_cases {  // named: Clang cannot reflect types with internal linkage
 
 struct State {
   sg::counter<int> n;
@@ -150,7 +150,8 @@ struct model_config {
   int max_tokens = 0;
 };
 
-}  // namespace
+}  // namespace failures_streams_cases
+using namespace failures_streams_cases;
 
 TEST_CASE("retry policy: backoff without jitter, through an injected sleep") {
   flaky::calls = 0;

@@ -8,7 +8,7 @@
 
 namespace sg = stategraph;
 
-namespace {
+namespace routing_cases {  // named: Clang cannot reflect types with internal linkage
 
 struct State {
   std::vector<int> items;
@@ -143,7 +143,8 @@ struct watch_all {  // declares nothing: subscribes to every channel
 using reactive = sg::graph<State, sg::edge<sg::start, planner>, sg::edge<planner, sg::end>, sg::edge<on_rounds, sg::end>,
                            sg::edge<watch_all, sg::end>>;
 
-}  // namespace
+}  // namespace routing_cases
+using namespace routing_cases;
 
 TEST_CASE("send from a node: the target runs once per send, its patches merge in send order") {
   auto app = sg::compile<map_reduce>();
