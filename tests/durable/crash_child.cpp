@@ -19,9 +19,11 @@ int main(int argc, char** argv) {
     auto app = sg::compile<crash_graph::graph>(sg::with_store(store));
     const sg::thread_id t{crash_graph::thread};
     auto state = app.get_state(t);
-    if (!state) app.invoke(crash_graph::Tick{}, t);  // killed before the input's checkpoint
-    else if (!state->next.empty()) app.resume(t);    // killed mid-run: continue from the file
-    // else: killed after the last checkpoint; nothing left to run
+    if (!state) {
+      app.invoke(crash_graph::Tick{}, t);  // killed before the input's checkpoint
+    } else if (!state->next.empty()) {
+      app.resume(t);  // killed mid-run: continue from the file
+    }                 // else killed after the last checkpoint: nothing left to run
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "crash_child: %s\n", e.what());

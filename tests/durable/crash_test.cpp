@@ -127,18 +127,22 @@ TEST_CASE("a child killed with SIGKILL at random moments resumes to the state of
     for (int k = 0; k < kills_this_trial; ++k) {
       // A moment between the child's start and the time its remaining steps should take.
       const auto before = checkpoints_in(file.path());
-      const auto window = startup_us + static_cast<std::int64_t>(per_checkpoint_us * static_cast<double>(
-                                                                     crash_graph::steps + 1 - before));
-      const auto delay = std::chrono::microseconds(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(window + 1)));
+      const auto window = startup_us + static_cast<std::int64_t>(per_checkpoint_us *
+                                                                 static_cast<double>(crash_graph::steps + 1 - before));
+      const auto delay =
+          std::chrono::microseconds(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(window + 1)));
       const pid_t pid = spawn(file.path());
       std::this_thread::sleep_for(delay);
       ::kill(pid, SIGKILL);
       const int how = wait_for(pid);
       ++kills;
       const auto after = checkpoints_in(file.path());
-      if (how == 0) ++finished_before_kill;
-      else if (after == 0) ++killed_before_first;
-      else if (after > before && after < crash_graph::steps + 1) ++killed_mid_run;
+      if (how == 0)
+        ++finished_before_kill;
+      else if (after == 0)
+        ++killed_before_first;
+      else if (after > before && after < crash_graph::steps + 1)
+        ++killed_mid_run;
       CHECK((how == 0 || how == -SIGKILL));
     }
     // Then a child left alone finishes from wherever the last one stopped.
@@ -147,9 +151,9 @@ TEST_CASE("a child killed with SIGKILL at random moments resumes to the state of
   }
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - started).count();
   std::cout << "crash test: " << trials << " trials, " << kills << " kills in " << took << " ms (an unkilled run takes "
-            << full_us / 1000.0 << " ms, start-up alone " << startup_us / 1000.0 << " ms): " << killed_mid_run << " killed mid-run after making progress, "
-            << killed_before_first << " before the first checkpoint, " << finished_before_kill
-            << " finished before the kill" << std::endl;
+            << full_us / 1000.0 << " ms, start-up alone " << startup_us / 1000.0 << " ms): " << killed_mid_run
+            << " killed mid-run after making progress, " << killed_before_first << " before the first checkpoint, "
+            << finished_before_kill << " finished before the kill" << std::endl;
   CHECK(trials >= 1);
   // Enough kills must land inside runs, after some progress, or the test tests little.
   CHECK(killed_mid_run * 5 >= kills);

@@ -8,8 +8,8 @@
 #include <stategraph/store/memory.hpp>
 #include <stategraph/store/sqlite.hpp>
 
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <cstdint>

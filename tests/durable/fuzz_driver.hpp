@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 namespace fuzz {
@@ -15,11 +16,11 @@ namespace fuzz {
 // Which stored text a case corrupts.
 enum class target : unsigned {
   metadata = 1u << 0,
-  value = 1u << 1,          // a channel's whole value
-  piece = 1u << 2,          // an appended piece of an append channel
-  write_value = 1u << 3,    // a pending write's value (a node's result, an interrupt, an answer)
-  write_task = 1u << 4,     // a pending write's task ("node#kind")
-  write_index = 1u << 5,    // a pending write's index
+  value = 1u << 1,        // a channel's whole value
+  piece = 1u << 2,        // an appended piece of an append channel
+  write_value = 1u << 3,  // a pending write's value (a node's result, an interrupt, an answer)
+  write_task = 1u << 4,   // a pending write's task ("node#kind")
+  write_index = 1u << 5,  // a pending write's index
 };
 inline constexpr unsigned checkpoint_targets = 0b000111;
 inline constexpr unsigned pending_targets = 0b111000;
@@ -67,15 +68,22 @@ class driver {
     auto paused = sg::compile<graph>(sg::with_store(base_), sg::interrupt_before<extra>{});
     paused.invoke(Fz{}, sg::thread_id{"static"});
     view_.discard_writes = true;  // from here on the base never changes
+    for (const char* thread : threads)
+      for (const auto& info : base_.list(thread)) {
+        checkpoints_.emplace_back(thread, info.id);
+        if (!base_.pending_writes(thread, info.id).empty()) with_writes_.emplace_back(thread, info.id);
+      }
   }
 
   const sg::memory_store& base() const { return base_; }
 
   template <class Source>
   outcome run_one(Source& src, unsigned targets) {
-    const std::string thread = threads[src.below(4)];
-    const auto infos = base_.list(thread);
-    const std::int64_t id = infos[static_cast<std::size_t>(src.below(infos.size()))].id;
+    // Only checkpoints that have pending writes, when only pending writes are to be corrupted.
+    const auto& among = (targets & checkpoint_targets) ? checkpoints_ : with_writes_;
+    const auto& picked = among[static_cast<std::size_t>(src.below(among.size()))];
+    const std::string thread = picked.first;
+    const std::int64_t id = picked.second;  // a plain variable: Clang 14 cannot capture bindings
     const auto cp = *base_.get(thread, id);
     const auto writes = base_.pending_writes(thread, id);
 
@@ -83,7 +91,8 @@ class driver {
     for (unsigned bit = 1; bit <= pending_targets; bit <<= 1) {
       if (!(targets & bit)) continue;
       auto t = static_cast<target>(bit);
-      bool has_piece = std::any_of(cp.channels.begin(), cp.channels.end(), [](const auto& c) { return !c.appends.empty(); });
+      bool has_piece =
+          std::any_of(cp.channels.begin(), cp.channels.end(), [](const auto& c) { return !c.appends.empty(); });
       if ((t == target::piece && !has_piece) || (bit >= static_cast<unsigned>(target::write_value) && writes.empty()))
         continue;
       possible.push_back(t);
@@ -94,7 +103,9 @@ class driver {
     std::size_t channel = 0, piece = 0, row = 0;
     std::string original;
     switch (what) {
-      case target::metadata: original = cp.metadata; break;
+      case target::metadata:
+        original = cp.metadata;
+        break;
       case target::value:
         channel = static_cast<std::size_t>(src.below(cp.channels.size()));
         original = cp.channels[channel].value;
@@ -108,8 +119,14 @@ class driver {
         original = cp.channels[channel].appends[piece];
         break;
       }
-      case target::write_value: row = static_cast<std::size_t>(src.below(writes.size())); original = writes[row].value; break;
-      case target::write_task: row = static_cast<std::size_t>(src.below(writes.size())); original = writes[row].task; break;
+      case target::write_value:
+        row = static_cast<std::size_t>(src.below(writes.size()));
+        original = writes[row].value;
+        break;
+      case target::write_task:
+        row = static_cast<std::size_t>(src.below(writes.size()));
+        original = writes[row].task;
+        break;
       case target::write_index:
         row = static_cast<std::size_t>(src.below(writes.size()));
         original = std::to_string(writes[row].index);
@@ -128,15 +145,21 @@ class driver {
     const unsigned baseline = baseline_for(thread, id);  // before the tampering starts
     view_.tamper_checkpoint = [&](sg::stored_checkpoint& c) {
       if (c.id != id) return;
-      if (what == target::metadata) c.metadata = mutated;
-      else if (what == target::value) c.channels[channel].value = mutated;
-      else if (what == target::piece) c.channels[channel].appends[piece] = mutated;
+      if (what == target::metadata)
+        c.metadata = mutated;
+      else if (what == target::value)
+        c.channels[channel].value = mutated;
+      else if (what == target::piece)
+        c.channels[channel].appends[piece] = mutated;
     };
     view_.tamper_writes = [&](std::int64_t at, std::vector<sg::pending_write>& w) {
       if (at != id || row >= w.size()) return;
-      if (what == target::write_value) w[row].value = mutated;
-      else if (what == target::write_task) w[row].task = mutated;
-      else if (what == target::write_index) w[row].index = index;
+      if (what == target::write_value)
+        w[row].value = mutated;
+      else if (what == target::write_task)
+        w[row].task = mutated;
+      else if (what == target::write_index)
+        w[row].index = index;
     };
 
     std::ostringstream where;
@@ -154,12 +177,18 @@ class driver {
   static std::string describe(target what, const sg::stored_checkpoint& cp, std::size_t channel, std::size_t piece,
                               const std::vector<sg::pending_write>& writes, std::size_t row) {
     switch (what) {
-      case target::metadata: return "metadata";
-      case target::value: return "value of '" + cp.channels[channel].channel + "'";
-      case target::piece: return "piece " + std::to_string(piece) + " of '" + cp.channels[channel].channel + "'";
-      case target::write_value: return "value of pending write '" + writes[row].task + "'";
-      case target::write_task: return "task of pending write '" + writes[row].task + "'";
-      case target::write_index: return "index of pending write '" + writes[row].task + "'";
+      case target::metadata:
+        return "metadata";
+      case target::value:
+        return "value of '" + cp.channels[channel].channel + "'";
+      case target::piece:
+        return "piece " + std::to_string(piece) + " of '" + cp.channels[channel].channel + "'";
+      case target::write_value:
+        return "value of pending write '" + writes[row].task + "'";
+      case target::write_task:
+        return "task of pending write '" + writes[row].task + "'";
+      case target::write_index:
+        return "index of pending write '" + writes[row].task + "'";
     }
     return "?";
   }
@@ -205,13 +234,15 @@ class driver {
     attempt("invoke", [&] { (void)app.invoke(Fz{}, t); });
     attempt("invoke(from id)", [&] { (void)app.invoke(Fz{}, t, sg::checkpoint_id{id}); });
     attempt("resume(from id)", [&] { (void)app.resume(t, sg::checkpoint_id{id}); });
-    attempt("update_state", [&] { (void)app.update_state(t, sg::write<&Fz::log>(std::string("u")), sg::as_node<extra>); });
+    attempt("update_state",
+            [&] { (void)app.update_state(t, sg::write<&Fz::log>(std::string("u")), sg::as_node<extra>); });
     return failure;
   }
 
   sg::memory_store base_;
   tampering_store<sg::memory_store> view_{base_};
   std::map<std::string, unsigned> baselines_;
+  std::vector<std::pair<std::string, std::int64_t>> checkpoints_, with_writes_;  // (thread, id)
 };
 
 }  // namespace fuzz

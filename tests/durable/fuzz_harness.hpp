@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -127,9 +128,9 @@ struct merge {
 
 // Step 1 seed; 2 worker_a, worker_b, sender; 3 extra and one collector per item;
 // 4 merge (a join of worker_a and extra, which ran in different steps).
-using graph = sg::graph<Fz, sg::edge<sg::start, seed>, sg::edge<seed, worker_a>, sg::edge<seed, worker_b>,
-                        sg::edge<seed, sender>, sg::join<merge, worker_a, extra>, sg::edge<collector, sg::end>,
-                        sg::edge<merge, sg::end>>;
+using graph =
+    sg::graph<Fz, sg::edge<sg::start, seed>, sg::edge<seed, worker_a>, sg::edge<seed, worker_b>, sg::edge<seed, sender>,
+              sg::join<merge, worker_a, extra>, sg::edge<collector, sg::end>, sg::edge<merge, sg::end>>;
 
 // ---- byte sources ----------------------------------------------------------------------
 
@@ -164,23 +165,45 @@ class byte_source {
 
 template <class Source>
 nlohmann::json odd_value(Source& src) {
-  switch (src.below(16)) {
-    case 0: return nullptr;
-    case 1: return true;
-    case 2: return -1;
-    case 3: return 2147483648LL;
-    case 4: return std::numeric_limits<std::int64_t>::min();
-    case 5: return std::numeric_limits<std::uint64_t>::max();
-    case 6: return 0.5;
-    case 7: return -0.0;
-    case 8: return "";
-    case 9: return "ghost";
-    case 10: return nlohmann::json::array();
-    case 11: return nlohmann::json::object();
-    case 12: return nlohmann::json::array({nullptr, "x", 1});
-    case 13: return nlohmann::json{{"role", 1}};
-    case 14: return 4294967295LL;
-    default: return 65;
+  switch (src.below(19)) {
+    case 0:
+      return nullptr;
+    case 1:
+      return true;
+    case 2:
+      return -1;
+    case 3:
+      return 2147483648LL;
+    case 4:
+      return std::numeric_limits<std::int64_t>::min();
+    case 5:
+      return std::numeric_limits<std::uint64_t>::max();
+    case 6:
+      return 0.5;
+    case 7:
+      return -0.0;
+    case 8:
+      return "";
+    case 9:
+      return "ghost";
+    case 10:
+      return nlohmann::json::array();
+    case 11:
+      return nlohmann::json::object();
+    case 12:
+      return nlohmann::json::array({nullptr, "x", 1});
+    case 13:
+      return nlohmann::json{{"role", 1}};
+    case 14:
+      return 4294967295LL;
+    case 15:
+      return 1e300;  // outside every integer type: the decoder must not cast it blindly
+    case 16:
+      return -1e19;
+    case 17:
+      return 3e9;
+    default:
+      return 65;
   }
 }
 
@@ -196,27 +219,41 @@ void mutate_tree(nlohmann::json& j, Source& src, int depth = 0) {
     return;
   }
   switch (src.below(6)) {
-    case 0: j = odd_value(src); break;
+    case 0:
+      j = odd_value(src);
+      break;
     case 1:
-      if (j.is_array() && !j.empty()) j.erase(j.begin() + static_cast<std::ptrdiff_t>(src.below(j.size())));
+      if (j.is_array() && !j.empty())
+        j.erase(j.begin() + static_cast<std::ptrdiff_t>(src.below(j.size())));
       else if (j.is_object() && !j.empty()) {
         auto it = j.begin();
         std::advance(it, static_cast<std::ptrdiff_t>(src.below(j.size())));
         j.erase(it.key());
-      } else j = odd_value(src);
+      } else
+        j = odd_value(src);
       break;
     case 2:
-      if (j.is_array() && !j.empty()) j.push_back(j[static_cast<std::size_t>(src.below(j.size()))]);
-      else if (j.is_object()) j["unexpected"] = odd_value(src);
-      else j = nlohmann::json::array({j});
+      if (j.is_array() && !j.empty())
+        j.push_back(j[static_cast<std::size_t>(src.below(j.size()))]);
+      else if (j.is_object())
+        j["unexpected"] = odd_value(src);
+      else
+        j = nlohmann::json::array({j});
       break;
     case 3:
-      if (j.is_number_integer()) j = j.get<std::int64_t>() + static_cast<std::int64_t>(src.below(5)) - 2;
-      else if (j.is_string()) j = j.get<std::string>() + "x";
-      else j = odd_value(src);
+      if (j.is_number_integer())  // nudged by -2..2, wrapping (signed overflow would be UB here)
+        j = static_cast<std::int64_t>(static_cast<std::uint64_t>(j.get<std::int64_t>()) + src.below(5) - 2);
+      else if (j.is_string())
+        j = j.get<std::string>() + "x";
+      else
+        j = odd_value(src);
       break;
-    case 4: j = nlohmann::json::array({odd_value(src), odd_value(src)}); break;
-    default: j = nlohmann::json::object({{"k", odd_value(src)}}); break;
+    case 4:
+      j = nlohmann::json::array({odd_value(src), odd_value(src)});
+      break;
+    default:
+      j = nlohmann::json::object({{"k", odd_value(src)}});
+      break;
   }
 }
 
@@ -231,14 +268,20 @@ std::string mutate_text(const std::string& text, Source& src) {
       case 0:
         if (!out.empty()) out[pos % out.size()] = static_cast<char>(out[pos % out.size()] ^ (1 << src.below(8)));
         break;
-      case 1: out.resize(pos); break;
+      case 1:
+        out.resize(pos);
+        break;
       case 2: {
         static constexpr char interesting[] = "{}[]\",:-+.eE0123456789\\nul\x00\xff\x80";
         out.insert(pos, 1, interesting[src.below(sizeof interesting - 1)]);
         break;
       }
-      case 3: out.erase(pos, static_cast<std::size_t>(src.below(8))); break;
-      case 4: out.insert(pos, std::string(static_cast<std::size_t>(1 + src.below(64)), '[')); break;
+      case 3:
+        out.erase(pos, static_cast<std::size_t>(src.below(8)));
+        break;
+      case 4:
+        out.insert(pos, std::string(static_cast<std::size_t>(1 + src.below(64)), '['));
+        break;
       default: {
         auto j = nlohmann::json::parse(out, nullptr, false);
         if (j.is_discarded()) {

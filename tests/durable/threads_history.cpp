@@ -17,8 +17,7 @@ using namespace durable_test;
 
 namespace durable_threads {
 
-TEST_CASE_TEMPLATE("a second invoke on a thread continues it; get_state and history describe it", F,
-                   DURABLE_FIXTURES) {
+TEST_CASE_TEMPLATE("a second invoke on a thread continues it; get_state and history describe it", F, DURABLE_FIXTURES) {
   F fx;
   auto app = sg::compile<chat_graph>(sg::with_store(fx.store));
   const sg::thread_id t{"t1"};
@@ -44,8 +43,8 @@ TEST_CASE_TEMPLATE("a second invoke on a thread continues it; get_state and hist
 
   // The input goes through the reducers onto the thread's latest state: one more message.
   Chat second = app.invoke(Chat{.messages = {Msg{"user", "again"}}}, t);
-  CHECK(contents(second.messages) == strings{"user:hi", "ai:call tool", "tool:42", "ai:call tool", "tool:42",
-                                             "ai:done", "user:again", "ai:done"});
+  CHECK(contents(second.messages) ==
+        strings{"user:hi", "ai:call tool", "tool:42", "ai:call tool", "tool:42", "ai:done", "user:again", "ai:done"});
   CHECK(second.calls == 4);
 
   auto h = app.history(t);
@@ -165,12 +164,12 @@ TEST_CASE_TEMPLATE("W7: stored bytes per step stay bounded as the history grows"
   const double per_step_first = static_cast<double>(s200.value_bytes - s100.value_bytes) / 100.0;
   const double per_step_later = static_cast<double>(s400.value_bytes - s200.value_bytes) / 200.0;
   const std::string one_message = nlohmann::json(std::vector<Msg>{Msg{"ai", "turn 000000"}}).dump();
-  MESSAGE(std::string(fx.name) << " store, W7: " << s100.value_bytes << " value bytes after 100 steps, " << s200.value_bytes
-                  << " after 200, " << s400.value_bytes << " after 400; " << per_step_first
-                  << " bytes/step over steps 101-200, " << per_step_later
-                  << " bytes/step over steps 201-400 (one appended message is " << one_message.size()
-                  << " bytes of JSON); whole-state-per-step would store about "
-                  << (400.0 * 401.0 / 2.0) * static_cast<double>(one_message.size() - 2) / 1e6 << " MB");
+  MESSAGE(std::string(fx.name) << " store, W7: " << s100.value_bytes << " value bytes after 100 steps, "
+                               << s200.value_bytes << " after 200, " << s400.value_bytes << " after 400; "
+                               << per_step_first << " bytes/step over steps 101-200, " << per_step_later
+                               << " bytes/step over steps 201-400 (one appended message is " << one_message.size()
+                               << " bytes of JSON); whole-state-per-step would store about "
+                               << (400.0 * 401.0 / 2.0) * static_cast<double>(one_message.size() - 2) / 1e6 << " MB");
   // Bounded: the same cost per step late in the thread as early on, about one message plus
   // the counter's new value.
   CHECK(per_step_later <= per_step_first + 1.0);
@@ -179,6 +178,42 @@ TEST_CASE_TEMPLATE("W7: stored bytes per step stay bounded as the history grows"
   CHECK(s400.value_bytes < 1000 + 400 * (one_message.size() + 8));
   // Every value row is one changed channel: two per step, plus the input's three.
   CHECK(s400.values == 3 + 2 * 400);
+}
+
+// ---- ephemeral channels across a checkpoint ------------------------------------------------
+
+struct Note {
+  sg::ephemeral<std::string> note;
+  sg::append<std::string> log;
+};
+struct writer {
+  using reads = sg::reads<>;
+  using writes = sg::writes<&Note::note>;
+  auto operator()(sg::view<Note, reads>) const { return sg::write<&Note::note>(std::string("hello")); }
+};
+struct reader {
+  using reads = sg::reads<&Note::note>;
+  using writes = sg::writes<&Note::log>;
+  auto operator()(sg::view<Note, reads> in) const { return sg::write<&Note::log>("read:" + in.get<&Note::note>()); }
+};
+using note_graph = sg::graph<Note, sg::edge<sg::start, writer>, sg::edge<writer, reader>, sg::edge<reader, sg::end>>;
+
+TEST_CASE_TEMPLATE("an ephemeral value written before a pause is read after the resume, then cleared", F,
+                   DURABLE_FIXTURES) {
+  F fx;
+  const sg::thread_id t{"eph"};
+  {
+    auto app = sg::compile<note_graph>(sg::with_store(fx.store), sg::interrupt_before<reader>{});
+    Note paused = app.invoke(Note{}, t);
+    CHECK(paused.note == "hello");
+    CHECK(app.get_state(t)->values.note == "hello");
+  }
+  auto app = sg::compile<note_graph>(sg::with_store(fx.store));
+  Note out = app.resume(t);
+  CHECK(out.log == strings{"read:hello"});
+  CHECK(out.note.value().empty());
+  CHECK(app.get_state(t)->values.note.value().empty());
+  CHECK(out.log == sg::compile<note_graph>().invoke(Note{}).log);
 }
 
 }  // namespace durable_threads

@@ -17,7 +17,8 @@ namespace durable_update_fork {
 template <class App>
 std::vector<std::int64_t> chain(const App& app, const sg::thread_id& t, std::int64_t from) {
   std::vector<std::int64_t> out;
-  for (auto id = from; id != sg::no_checkpoint; id = app.get_state(t, sg::checkpoint_id{id}).parent_id) out.push_back(id);
+  for (auto id = from; id != sg::no_checkpoint; id = app.get_state(t, sg::checkpoint_id{id}).parent_id)
+    out.push_back(id);
   return out;
 }
 
@@ -48,8 +49,8 @@ TEST_CASE_TEMPLATE("update_state writes as a node; its successors run next on re
   CHECK(s->values.calls == 3);
 
   Chat out = app.resume(t);
-  CHECK(contents(out.messages) == strings{"user:hi", "ai:call tool", "tool:42", "ai:call tool", "tool:42", "ai:done",
-                                          "tool:manual", "ai:done"});
+  CHECK(contents(out.messages) ==
+        strings{"user:hi", "ai:call tool", "tool:42", "ai:call tool", "tool:42", "ai:done", "tool:manual", "ai:done"});
   CHECK(out.calls == 4);
   CHECK(app.get_state(t)->checkpoint_id == 8);
   CHECK(app.get_state(t)->next.empty());
@@ -68,8 +69,8 @@ TEST_CASE_TEMPLATE("update_state stores only the channels it wrote", F, DURABLE_
   app.update_state(t, sg::write<&Chat::calls>(1), sg::as_node<agent>);
   auto after = fx.store.stats();
   CHECK(after.checkpoints == before.checkpoints + 1);
-  CHECK(after.values == before.values + 1);                // the counter, not the messages
-  CHECK(after.value_bytes == before.value_bytes + 1);      // "4"
+  CHECK(after.values == before.values + 1);            // the counter, not the messages
+  CHECK(after.value_bytes == before.value_bytes + 1);  // "4"
 }
 
 TEST_CASE_TEMPLATE("update_state and a resumed fork take a step like any other checkpoint" * doctest::skip(), F,
@@ -109,8 +110,8 @@ TEST_CASE_TEMPLATE("invoking from a past checkpoint forks; the old branch stays 
   REQUIRE(old.size() == 6);
 
   Chat forked = app.invoke(Chat{.messages = {Msg{"user", "fork"}}}, t, sg::checkpoint_id{3});
-  CHECK(contents(forked.messages) == strings{"user:hi", "ai:call tool", "tool:42", "user:fork", "ai:call tool",
-                                             "tool:42", "ai:done"});
+  CHECK(contents(forked.messages) ==
+        strings{"user:hi", "ai:call tool", "tool:42", "user:fork", "ai:call tool", "tool:42", "ai:done"});
   CHECK(forked.calls == 3);  // 1 before the fork, 2 after
 
   auto fork_point = app.get_state(t, sg::checkpoint_id{7});
