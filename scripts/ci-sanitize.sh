@@ -37,6 +37,15 @@ configure() {  # <build dir> <flags> [extra cmake args...]
   local args=(-DSTATEGRAPH_BUILD_TESTS=ON -DSTATEGRAPH_BUILD_EXAMPLES=OFF)
   if ! durable_included; then
     source=$build/wrapper
+    args=()
+  fi
+  # A build dir configured from the other source (wrapper or project) starts afresh, so no
+  # program of the old layout is left to be found and run.
+  if [[ -f "$build/CMakeCache.txt" ]] &&
+     ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$source" "$build/CMakeCache.txt"; then
+    rm -rf "$build"
+  fi
+  if [[ $source != "$repo" ]]; then
     mkdir -p "$source"
     cat >"$source/CMakeLists.txt" <<EOF
 cmake_minimum_required(VERSION 3.25)
@@ -49,12 +58,6 @@ if(NOT TARGET stategraph_durable_tests)
   add_subdirectory("$repo/tests/durable" durable)
 endif()
 EOF
-    args=()
-  fi
-  # A build dir configured from the other source (wrapper or project) starts afresh.
-  if [[ -f "$build/CMakeCache.txt" ]] &&
-     ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$source" "$build/CMakeCache.txt"; then
-    rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"
   fi
   # -O2: the sanitizers' reports stay exact enough, and the runs stay short.
   cmake -S "$source" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CXX" \
@@ -70,8 +73,9 @@ existing() {  # <build dir> <target>...: those of the targets the build defines
   done
 }
 
-binary() {  # <build dir> <target>: the path of a built test program
-  find "$1" -type f -perm -u+x -name "$2" -not -path '*/CMakeFiles/*' | head -n 1
+binary() {  # <build dir> <target>: the path of a built test program (the newest, if several)
+  find "$1" -type f -perm -u+x -name "$2" -not -path '*/CMakeFiles/*' -printf '%T@ %p\n' |
+    sort -n | tail -n 1 | cut -d' ' -f2-
 }
 
 run_asan() {

@@ -26,17 +26,19 @@ fuzz::driver& shared_driver() {
   return d;
 }
 
-void fuzz_targets(unsigned targets, const char* what) {
+void fuzz_targets(unsigned targets, const char* what, bool huge_numbers = false) {
+  fuzz::huge_numbers = huge_numbers;
   const std::uint64_t seed =
       env_or("SG_FUZZ_SEED", (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}());
   const std::uint64_t iterations = env_or("SG_FUZZ_ITERATIONS", 4000);
   std::cout << "fuzz " << what << ": seed " << seed << ", " << iterations << " cases" << std::endl;
   auto& d = shared_driver();
   const bool verbose = std::getenv("SG_FUZZ_VERBOSE") != nullptr;
-  std::uint64_t refused = 0, failures = 0;
+  std::uint64_t refused = 0, failures = 0, left_out = 0;
   for (std::uint64_t i = 0; i < iterations; ++i) {
     fuzz::random_source src(seed + i);  // each case replays alone with SG_FUZZ_SEED=seed+i, 1 iteration
     auto out = d.run_one(src, targets);
+    if (out.left_out) ++left_out;
     if (out.refused) ++refused;
     if (verbose) std::cout << (out.refused ? "refused: " : "accepted: ") << out.where << '\n';
     if (!out.failure.empty()) {
@@ -45,9 +47,11 @@ void fuzz_targets(unsigned targets, const char* what) {
     }
   }
   std::cout << "fuzz " << what << ": " << iterations << " cases, " << refused
-            << " refused with sg::error where the untouched text is accepted, " << failures << " failures" << std::endl;
+            << " refused with sg::error where the untouched text is accepted, " << failures << " failures, " << left_out
+            << " left out (floats no integer holds: a known bug)" << std::endl;
   CHECK(failures == 0);
   CHECK(refused * 4 > iterations);  // the mutations do reach the decoder, and it notices
+  fuzz::huge_numbers = false;
 }
 
 TEST_CASE("the fuzzed threads have every shape the decoder reads") {
@@ -85,6 +89,16 @@ TEST_CASE("fuzz: mutated pending writes (values and tasks) load or throw sg::err
 
 TEST_CASE("fuzz: pending writes with odd indices load or throw sg::error") {
   fuzz_targets(static_cast<unsigned>(fuzz::target::write_index), "pending write indices");
+}
+
+TEST_CASE("fuzz: numbers outside every integer type load or throw sg::error" * doctest::skip()) {
+  // BUG (include/stategraph/checkpoint/durable.hpp, runner::load; checkpoint/json.hpp,
+  // decode_value and decode_go): JSON numbers are converted with nlohmann's get<integer>(),
+  // which static_casts a float such as 1e300 to the integer type: undefined behaviour
+  // (UBSan: "1e+300 is outside the range of representable values of type 'unsigned long'"
+  // at metadata "run_step"; the same for "max_version", a go mask, and every integer
+  // channel value). Without a sanitizer the garbage is accepted silently.
+  fuzz_targets(fuzz::checkpoint_targets | fuzz::pending_targets, "huge numbers", true);
 }
 
 }  // namespace durable_fuzz
