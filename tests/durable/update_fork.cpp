@@ -73,12 +73,9 @@ TEST_CASE_TEMPLATE("update_state stores only the channels it wrote", F, DURABLE_
   CHECK(after.value_bytes == before.value_bytes + 1);  // "4"
 }
 
-TEST_CASE_TEMPLATE("update_state and a resumed fork take a step like any other checkpoint" * doctest::skip(), F,
+TEST_CASE_TEMPLATE("update_state and a resumed fork take a step like any other checkpoint", F,
                    DURABLE_FIXTURES) {
-  // BUG (include/stategraph/checkpoint/durable.hpp, runner::update and runner::fork_here):
-  // the update checkpoint, and the fork checkpoint of resume(thread, checkpoint_id), keep
-  // their parent's step, so two checkpoints of one chain share a step number (LangGraph
-  // numbers them parent step + 1; a forking invoke here does too).
+  // As in LangGraph, each checkpoint of a chain is its parent's step + 1, whatever wrote it.
   F fx;
   auto app = sg::compile<chat_graph>(sg::with_store(fx.store));
   const sg::thread_id t{"upd-step"};

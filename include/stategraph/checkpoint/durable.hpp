@@ -319,6 +319,16 @@ class durable_app {
       std::erase_if(interrupts, [&](const interrupt_info& in) { return in.index < resumes[node_index(in.node)].size(); });
     }
 
+    // The nodes the next step runs: the active ones and the targets of queued sends.
+    typename A::set scheduled() const {
+      auto s = at.active;
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>)
+          if (!std::get<I>(at.sends).empty()) s.set(I);
+      });
+      return s;
+    }
+
     static constexpr std::int32_t max_interrupts = 1 << 16;  // per node: more is corrupted data
     bool has_work() const { return at.any() || has_failed_writes(); }
 
@@ -346,6 +356,7 @@ class durable_app {
     }
 
     void fork_here(std::int64_t from) {
+      ++thread_step;
       put(checkpoint_source::fork, all_channels(), from, true);
     }
 
@@ -368,6 +379,7 @@ class durable_app {
       ran.set(node);
       at.active = A::static_next(ran, at.arrived);
       at.step = 0;
+      ++thread_step;
       return put(checkpoint_source::update, changed, parent, false);
     }
 
@@ -379,9 +391,9 @@ class durable_app {
       } else {
       bool skip_before = resuming;
       while (at.any()) {
-        if (!skip_before && at.active.intersects(before_set)) break;
+        if (!skip_before && scheduled().intersects(before_set)) break;
         skip_before = false;
-        auto ran = at.active;
+        auto ran = scheduled();
         try {
           self.app_.step(state, at, context, config, *this);
         } catch (const detail::run_paused&) {
