@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stategraph/checkpoint/json.hpp>
+#include <stategraph/checkpoint/writer.hpp>
 #include <stategraph/run.hpp>
 #include <stategraph/store/store.hpp>
 
@@ -255,12 +256,13 @@ class durable_app {
 
     // ---- loading ---------------------------------------------------------------------
     void load(const stored_checkpoint& c) {
-      if (c.format_version != checkpoint_format_version)
+      if (c.format_version < oldest_checkpoint_format_version || c.format_version > checkpoint_format_version)
         throw checkpoint_error("stategraph: checkpoint " + std::to_string(c.id) + " of thread '" + thread +
                                "' has format version " + std::to_string(c.format_version) + ", this build reads " +
+                               std::to_string(oldest_checkpoint_format_version) + " to " +
                                std::to_string(checkpoint_format_version));
       auto meta = detail::parse_or_throw(c.metadata, "the checkpoint metadata");
-      if (c.schema_hash != schema_hash<S>()) throw checkpoint_error(schema_difference(meta));
+      if (c.schema_hash != detail::schema_hash_text<S>()) throw checkpoint_error(schema_difference(c, meta));
       S loaded{};
       std::array<std::int64_t, channels> loaded_versions{};
       std::array<bool, channels> found{};
@@ -277,20 +279,10 @@ class durable_app {
           throw checkpoint_error("stategraph: checkpoint " + std::to_string(c.id) + " of thread '" + thread +
                                  "' lacks channel '" + std::string(channel_names<S>()[i]) + "'");
       position_type pos{};
-      try {
-        pos.step = meta.at("run_step").template get<std::size_t>();
-        for (const auto& n : meta.at("next")) pos.active.set(node_index(n.template get<std::string>()));
-        const auto& arrived = meta.at("arrived");
-        if (arrived.size() != A::join_count) throw checkpoint_error("stategraph: checkpoint joins do not match the graph");
-        for (std::size_t j = 0; j < A::join_count; ++j)
-          for (const auto& n : arrived[j]) pos.arrived[j].set(node_index(n.template get<std::string>()));
-        decode_sends(meta.at("sends"), pos);
-        max_version = meta.at("max_version").template get<std::int64_t>();
-        thread_step = c.step;
-      } catch (const nlohmann::json::exception& e) {
-        throw checkpoint_error("stategraph: checkpoint " + std::to_string(c.id) + " of thread '" + thread +
-                               "' has bad metadata: " + e.what());
-      }
+      detail::read_position<App>(
+          meta, pos, max_version, [&](std::string_view name) { return node_index(name); },
+          "checkpoint " + std::to_string(c.id) + " of thread '" + thread + "'");
+      thread_step = c.step;
       state = std::move(loaded);
       versions = loaded_versions;
       at = std::move(pos);
@@ -482,11 +474,19 @@ class durable_app {
       return {task.substr(0, hash), task.substr(hash + 1)};
     }
 
-    std::string schema_difference(const nlohmann::json& meta) const {
+    // The stored schema list is in the thread's first checkpoint (format 1: in every one).
+    std::string schema_difference(const stored_checkpoint& c, const nlohmann::json& meta) const {
       std::string msg = "stategraph: thread '" + thread + "' was checkpointed with another schema; channels that differ:";
+      nlohmann::json listed = meta.is_object() && meta.contains("schema") ? meta["schema"] : nlohmann::json();
+      if (listed.is_null())
+        for (const auto& info : self.store_->list(thread, {})) {
+          if (info.schema_hash != c.schema_hash) continue;
+          auto m = nlohmann::json::parse(info.metadata, nullptr, false);
+          if (m.is_object() && m.contains("schema")) listed = m["schema"];
+        }
       std::vector<std::pair<std::string, std::string>> theirs;
-      if (meta.contains("schema") && meta["schema"].is_array())
-        for (const auto& f : meta["schema"])
+      if (listed.is_array())
+        for (const auto& f : listed)
           if (f.is_array() && f.size() == 2 && f[0].is_string() && f[1].is_string())
             theirs.emplace_back(f[0].template get<std::string>(), f[1].template get<std::string>());
       auto ours = detail::schema_fields<S>();
@@ -500,40 +500,6 @@ class durable_app {
         if (std::none_of(ours.begin(), ours.end(), [&](const auto& o) { return o.first == field.first; }))
           msg += " " + field.first + " (removed)";
       return msg + "; nothing was loaded";
-    }
-
-    nlohmann::json encode_position() const {
-      nlohmann::json meta;
-      meta["run_step"] = at.step;
-      nlohmann::json next = nlohmann::json::array();
-      for (std::size_t i = 0; i < A::size; ++i)
-        if (at.active.test(i)) next.push_back(App::node_names[i]);
-      meta["next"] = std::move(next);
-      nlohmann::json arrived = nlohmann::json::array();
-      for (std::size_t j = 0; j < A::join_count; ++j) {
-        nlohmann::json names = nlohmann::json::array();
-        for (std::size_t i = 0; i < A::size; ++i)
-          if (at.arrived[j].test(i)) names.push_back(App::node_names[i]);
-        arrived.push_back(std::move(names));
-      }
-      meta["arrived"] = std::move(arrived);
-      nlohmann::json sends = nlohmann::json::object();
-      detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>)
-          if (!std::get<I>(at.sends).empty()) sends[std::string(App::node_names[I])] = std::get<I>(at.sends);
-      });
-      meta["sends"] = std::move(sends);
-      return meta;
-    }
-    void decode_sends(const nlohmann::json& sends, position_type& pos) const {
-      for (auto it = sends.begin(); it != sends.end(); ++it) {
-        std::size_t target = node_index(it.key());
-        detail::for_each_index<A::size>([&]<std::size_t I>() {
-          if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>)
-            if (I == target)
-              std::get<I>(pos.sends) = detail::decode_value<typename App::template queue_for_node<I>>(*it, "pending sends");
-        });
-      }
     }
 
     template <class R>
@@ -594,51 +560,18 @@ class durable_app {
     }
 
     std::int64_t put(checkpoint_source source, const detail::node_set<channels>& changed, std::int64_t from, bool whole) {
-      std::array<std::string, channels> texts;
-      std::array<channel_put, channels> rows;
-      std::int64_t next_version = max_version + 1;
-      detail::for_each_index<channels>([&]<std::size_t I>() {
-        rows[I].channel = channel_name_at<S, I>();
-        if (!(whole || changed.test(I))) {
-          rows[I].version = versions[I];
-          return;
-        }
-        versions[I] = next_version;
-        rows[I].version = next_version;
-        if constexpr (detail::appends_only<field_type_t<S, I>>) {
-          const auto& v = channel_traits<field_type_t<S, I>>::value(boost::pfr::get<I>(state));
-          if (!whole && v.size() >= sizes_before[I]) {
-            texts[I] = detail::encode_channel_tail<S, I>(state, sizes_before[I]);
-            rows[I].append = true;
-          } else {
-            texts[I] = detail::encode_channel<S, I>(state);
-          }
-        } else {
-          texts[I] = detail::encode_channel<S, I>(state);
-        }
-        rows[I].value = texts[I];
-      });
-      if (whole || changed.any()) max_version = next_version;
-      nlohmann::json meta = encode_position();
-      meta["max_version"] = max_version;
-      // The schema is the same for every checkpoint of this state type: build it once.
-      static const nlohmann::json schema = [] {
-        nlohmann::json fields = nlohmann::json::array();
-        for (const auto& field : detail::schema_fields<S>()) fields.push_back({field.first, field.second});
-        return fields;
-      }();
-      static const std::string hash = schema_hash<S>();
-      meta["schema"] = schema;
-      std::string meta_text = meta.dump();
+      writer.encode_channels(state, changed, whole, versions, sizes_before, max_version + 1);
+      if (whole || changed.any()) ++max_version;
+      writer.encode_position(at, max_version, from == no_checkpoint);  // the schema list: a thread's first only
       checkpoint_put cp;
       cp.thread = thread;
       cp.parent = from;
       cp.step = thread_step;
       cp.source = source;
       cp.format_version = checkpoint_format_version;
-      cp.schema_hash = hash;
-      cp.metadata = meta_text;
-      cp.channels = rows;
+      cp.schema_hash = detail::schema_hash_text<S>();
+      cp.metadata = writer.metadata;
+      cp.channels = writer.rows;
       parent = self.store_->put(cp);
       has_parent = true;
       return parent;
@@ -655,6 +588,7 @@ class durable_app {
     std::array<std::optional<nlohmann::json>, A::size> results{};   // kept writes to replay
     std::array<std::vector<std::string>, A::size> resumes{};         // answers to interrupts
     std::vector<interrupt_info> interrupts;
+    detail::checkpoint_writer<App> writer;  // its buffers are reused by every checkpoint of the run
   };
 
   App app_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stategraph/channels.hpp>
+#include <stategraph/checkpoint/json_values.hpp>
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/errors.hpp>
 #include <stategraph/node.hpp>
@@ -25,15 +26,6 @@
 #endif
 
 namespace stategraph {
-
-inline constexpr int checkpoint_format_version = 1;
-
-// Bad checkpoint data: truncated or corrupted JSON, another schema, a value that does not
-// decode. Thrown before anything is applied or written.
-class checkpoint_error : public error {
- public:
-  using error::error;
-};
 
 template <class T>
 concept json_codable = requires(nlohmann::json& j, const nlohmann::json& cj, const T& v, T& out) {
@@ -122,23 +114,39 @@ std::string schema_hash() {
 
 namespace detail {
 
+// The schema depends only on the type: its hash and its list (`[[name, type], ...]`, what
+// an error names when another build's schema differs) are made once per state type.
+template <class S>
+const std::string& schema_hash_text() {
+  static const std::string hash = schema_hash<S>();
+  return hash;
+}
+template <class S>
+const std::string& schema_list_text() {
+  static const std::string text = [] {
+    nlohmann::json fields = nlohmann::json::array();
+    for (const auto& field : schema_fields<S>()) fields.push_back({field.first, field.second});
+    return fields.dump();
+  }();
+  return text;
+}
+
 // An append channel's checkpoint stores, per version, only the elements the step added.
 template <class F>
 inline constexpr bool appends_only = std::is_same_v<typename channel_traits<F>::reducer, concat>;
 
 template <class S, std::size_t I>
 std::string encode_channel(const S& state) {
-  using F = field_type_t<S, I>;
-  return nlohmann::json(channel_traits<F>::value(boost::pfr::get<I>(state))).dump();
+  std::string out;
+  write_json(out, channel_traits<field_type_t<S, I>>::value(boost::pfr::get<I>(state)));
+  return out;
 }
 // The elements of an append channel from index `from` on.
 template <class S, std::size_t I>
 std::string encode_channel_tail(const S& state, std::size_t from) {
-  using F = field_type_t<S, I>;
-  const auto& v = channel_traits<F>::value(boost::pfr::get<I>(state));
-  nlohmann::json arr = nlohmann::json::array();
-  for (std::size_t k = from; k < v.size(); ++k) arr.push_back(v[k]);
-  return arr.dump();
+  std::string out;
+  write_json_tail(out, channel_traits<field_type_t<S, I>>::value(boost::pfr::get<I>(state)), from);
+  return out;
 }
 
 inline nlohmann::json parse_or_throw(std::string_view text, std::string_view what) {
@@ -149,12 +157,20 @@ inline nlohmann::json parse_or_throw(std::string_view text, std::string_view wha
   return j;
 }
 
+// Decodes a stored value, numbers checked (json_values.hpp); a user type decodes through
+// its own from_json. Anything that does not fit is a checkpoint_error.
 template <class T>
 T decode_value(const nlohmann::json& j, std::string_view what) {
+  auto refuse = [&](const char* why) {
+    return checkpoint_error("stategraph: checkpoint value of " + std::string(what) + " does not decode: " + why);
+  };
   try {
-    return j.get<T>();
+    if constexpr (reads_itself<T>()) return read_json_as<T>(j);
+    else return j.template get<T>();
   } catch (const nlohmann::json::exception& e) {
-    throw checkpoint_error("stategraph: checkpoint value of " + std::string(what) + " does not decode: " + e.what());
+    throw refuse(e.what());
+  } catch (const json_value_error& e) {
+    throw refuse(e.what());
   }
 }
 
@@ -235,7 +251,7 @@ nlohmann::json encode_go(const Go& g) {
 }
 template <class... Ts>
 go<Ts...> decode_go(const nlohmann::json& j, go<Ts...>*) {
-  auto mask = j.get<std::uint64_t>();
+  const auto mask = decode_value<std::uint64_t>(j, "a command's target");
   std::optional<go<Ts...>> out;
   std::size_t k = 0;
   ((((mask >> k++) & 1u) && !out ? (void)out.emplace(to<Ts>) : void()), ...);
@@ -244,7 +260,7 @@ go<Ts...> decode_go(const nlohmann::json& j, go<Ts...>*) {
 }
 template <class... Ts>
 go_all<Ts...> decode_go(const nlohmann::json& j, go_all<Ts...>*) {
-  auto mask = j.get<std::uint64_t>();
+  const auto mask = decode_value<std::uint64_t>(j, "a command's targets");
   go_all<Ts...> out;
   std::size_t k = 0;
   ((((mask >> k++) & 1u) ? (void)out.add(to<Ts>) : void()), ...);
