@@ -120,8 +120,95 @@ TEST_CASE("sqlite: a file that is not a store is refused and left unchanged") {
       raw.exec("UPDATE stategraph_store SET value = 99 WHERE key = 'schema_version'");
     }
     CHECK_THROWS_WITH_AS(sg::sqlite_store{file.path()},
-                         doctest::Contains("schema version 99; this build reads version 1"), sg::store_format_error);
+                         doctest::Contains("schema version 99; this build reads version 2"), sg::store_format_error);
   }
+}
+
+TEST_CASE("sqlite: a file of the old layout (schema version 1) is refused and left unchanged") {
+  temp_db file;
+  {
+    raw_db raw(file.path());
+    raw.exec(
+        "PRAGMA application_id = 1397191540;"
+        "CREATE TABLE stategraph_store (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;"
+        "INSERT INTO stategraph_store VALUES ('schema_version', 1);"
+        "CREATE TABLE checkpoint_channels (thread TEXT, checkpoint INTEGER, channel TEXT);");
+  }
+  const auto before = file_bytes(file.path());
+  CHECK_THROWS_WITH_AS(sg::sqlite_store{file.path()},
+                       doctest::Contains("schema version 1; this build reads version 2 only; nothing was changed"),
+                       sg::store_format_error);
+  CHECK(file_bytes(file.path()) == before);
+}
+
+TEST_CASE("sqlite: a corrupted channel list is refused with store_format_error") {
+  temp_db file;
+  sg::sqlite_store s(file.path());
+  put(s, "t", {{"x", 1, "1"}, {"y", 1, "2"}});
+  for (const char* bad : {"1:x 1", "9:x 1 1\n", "1:x one 1\n", "0: 1 1\n", "1:x 1 1\n1:y"}) {
+    CAPTURE(bad);
+    {
+      raw_db raw(file.path());
+      raw.exec(("UPDATE checkpoints SET channels = '" + std::string(bad) + "'").c_str());
+    }
+    CHECK_THROWS_WITH_AS(s.get("t"), doctest::Contains("corrupted channel list"), sg::store_format_error);
+    CHECK_THROWS_AS(put(s, "t", {{"x", 1}, {"y", 2, "3"}}, {.parent = 1}), sg::store_format_error);
+  }
+}
+
+TEST_CASE("sqlite: channel names of any bytes round-trip through the channel list") {
+  temp_db file;
+  sg::sqlite_store s(file.path());
+  const std::vector<std::string> names{"a b", "1:x 2 3\n", "\n", ":", "12", "caf\xc3\xa9"};
+  std::vector<ch> first, second;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    first.push_back({names[k], 1, "v" + std::to_string(k)});
+    second.push_back({names[k], k % 2 == 0 ? 1 : 2, k % 2 == 0 ? std::nullopt : std::optional<std::string>("w")});
+  }
+  put(s, "t", first);
+  put(s, "t", second, {.parent = 1});
+  const auto cp = *s.get("t");
+  REQUIRE(cp.channels.size() == names.size());
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    CHECK(cp.channels[k].channel == names[k]);
+    CHECK(cp.channels[k].version == (k % 2 == 0 ? 1 : 2));
+    CHECK(cp.channels[k].value == (k % 2 == 0 ? "v" + std::to_string(k) : "w"));
+  }
+}
+
+// A store keeps the last id and channels it wrote, trusted only while no other connection
+// has committed (PRAGMA data_version): each case here makes another connection commit in
+// between and checks the store saw it.
+TEST_CASE("sqlite: puts see what other connections committed in between") {
+  temp_db file;
+  sg::sqlite_store a(file.path());
+  sg::sqlite_store b(file.path());
+  CHECK(put(a, "t", {{"x", 1, "1"}, {"y", 1, "y"}}) == 1);
+  CHECK(put(b, "t", {{"x", 2, "2"}, {"y", 1}}, {.parent = 1}) == 2);
+  // a's own last put was 1; the thread's last id is now 2, and checkpoint 2's channels
+  // are b's: x at version 2, so a put without a value for x@2 resolves.
+  CHECK(put(a, "t", {{"x", 2}, {"y", 2, "z"}}, {.parent = 2}) == 3);
+  CHECK(joined(*a.get("t"), "x") == "2");
+  CHECK(joined(*b.get("t"), "y") == "z");
+
+  // A thread deleted by another connection: a's cached parent no longer exists.
+  CHECK(b.delete_thread("t"));
+  CHECK_THROWS_AS(put(a, "t", {{"x", 3, "3"}, {"y", 2}}, {.parent = 3}), sg::store_refused_error);
+  CHECK(put(a, "t", {{"x", 1, "fresh"}}) == 1);  // ids start again
+
+  // The same thread written in turn by both, appends included.
+  std::int64_t last = 1;
+  for (int i = 2; i <= 6; ++i) {
+    auto& writer = i % 2 == 0 ? b : a;
+    last = put(writer, "t", {{"x", i, "+" + std::to_string(i), true}}, {.parent = last});
+    CHECK(last == i);
+  }
+  CHECK(joined(*a.get("t"), "x") == "fresh|+2|+3|+4|+5|+6");
+
+  // A refused put leaves the store's own memory of the thread as it was.
+  CHECK_THROWS_AS(put(a, "t", {{"x", 9}}, {.parent = last}), sg::store_refused_error);
+  CHECK(put(a, "t", {{"x", 6}}, {.parent = last}) == 7);
+  CHECK(joined(*b.get("t"), "x") == "fresh|+2|+3|+4|+5|+6");
 }
 
 TEST_CASE("sqlite: a file that cannot be opened says why") {

@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace stategraph {
@@ -51,11 +52,44 @@ class sqlite_store {
     // IMMEDIATE takes the write lock before reading the last id, so writers in other
     // processes cannot be handed the same id.
     detail::sqlite_transaction tx(sql_.begin_write, sql_.commit, sql_.rollback);
-    const std::int64_t id = last_id(cp.thread) + 1;
-    std::vector<parent_channel> parent;
+    const std::int64_t version = data_version();
+    // What this connection last wrote is still the file's truth while no other connection
+    // has committed since (data_version unchanged): then the id and the parent's channels
+    // need no reads.
+    const bool cached = cache_.valid && cache_.data_version == version && cache_.thread == cp.thread;
+    const std::int64_t id = (cached ? cache_.last_id : last_id(cp.thread)) + 1;
+    const std::vector<channel_entry>* parent = nullptr;
     if (cp.parent != no_checkpoint) {
-      if (!exists(cp.thread, cp.parent)) throw detail::missing_parent(cp);
-      parent = parent_channels(cp.thread, cp.parent);
+      if (cached && cache_.last_id == cp.parent) {
+        parent = &cache_.channels;
+      } else {
+        if (!parent_channels(cp.thread, cp.parent, scratch_parent_)) throw detail::missing_parent(cp);
+        parent = &scratch_parent_;
+      }
+    }
+    std::vector<channel_entry>& now = scratch_now_;
+    now.clear();
+    list_text_.clear();
+    for (std::size_t i = 0; i < cp.channels.size(); ++i) {
+      const channel_put& c = cp.channels[i];
+      check_name(cp, i);
+      const channel_entry* old = parent ? find(*parent, c.channel) : nullptr;
+      std::int64_t origin = id;
+      if (old != nullptr && old->version == c.version) {
+        origin = old->origin;  // unchanged since the parent: refer to its value, write nothing
+      } else if (!c.value) {
+        throw detail::unresolved_channel(cp, c, old ? std::optional(old->version) : std::nullopt);
+      } else {
+        detail::sqlite_query(sql_.insert_value)
+            .bind(cp.thread)
+            .bind(id)
+            .bind(c.channel)
+            .bind(c.append && old != nullptr ? old->origin : no_checkpoint)
+            .bind(*c.value)
+            .run();
+      }
+      now.push_back({std::string(c.channel), c.version, origin});
+      detail::append_channel_ref(list_text_, c.channel, c.version, origin);
     }
     detail::sqlite_query(sql_.insert_checkpoint)
         .bind(cp.thread)
@@ -66,35 +100,15 @@ class sqlite_store {
         .bind(std::int64_t{cp.format_version})
         .bind(cp.schema_hash)
         .bind(cp.metadata)
+        .bind(list_text_)
         .run();
-    for (std::size_t i = 0; i < cp.channels.size(); ++i) {
-      const channel_put& c = cp.channels[i];
-      check_name(cp, i);
-      const parent_channel* old = find(parent, c.channel);
-      std::int64_t origin = id;
-      if (old != nullptr && old->version == c.version) {
-        origin = old->origin;  // unchanged since the parent: refer to its value, write nothing
-      } else if (!c.value) {
-        throw detail::unresolved_channel(cp, c, old ? std::optional(old->version) : std::nullopt);
-      } else {
-        detail::sqlite_query(sql_.insert_value)
-            .bind(cp.thread)
-            .bind(c.channel)
-            .bind(id)
-            .bind(c.append && old != nullptr ? old->origin : no_checkpoint)
-            .bind(*c.value)
-            .run();
-      }
-      detail::sqlite_query(sql_.insert_channel)
-          .bind(cp.thread)
-          .bind(id)
-          .bind(static_cast<std::int64_t>(i))
-          .bind(c.channel)
-          .bind(c.version)
-          .bind(origin)
-          .run();
-    }
+    cache_.valid = false;  // until the commit has succeeded
     tx.commit();
+    if (cache_.thread != cp.thread) cache_.thread.assign(cp.thread);
+    cache_.last_id = id;
+    cache_.data_version = version;  // this connection's own commits do not change it
+    std::swap(cache_.channels, now);
+    cache_.valid = true;
     return id;
   }
 
@@ -159,7 +173,8 @@ class sqlite_store {
     std::lock_guard lock(mutex_);
     detail::sqlite_transaction tx(sql_.begin_write, sql_.commit, sql_.rollback);
     const bool existed = last_id(thread) != no_checkpoint;
-    for (auto* s : {&sql_.delete_writes, &sql_.delete_channels, &sql_.delete_values, &sql_.delete_checkpoints})
+    cache_.valid = false;
+    for (auto* s : {&sql_.delete_writes, &sql_.delete_values, &sql_.delete_checkpoints})
       detail::sqlite_query(*s).bind(thread).run();
     tx.commit();
     return existed;
@@ -182,9 +197,17 @@ class sqlite_store {
   }
 
  private:
-  struct parent_channel {
+  struct channel_entry {
     std::string channel;
     std::int64_t version, origin;
+  };
+  // The thread this connection last put to: its last id and that checkpoint's channels.
+  struct put_cache {
+    bool valid = false;
+    std::int64_t data_version = 0;
+    std::string thread;
+    std::int64_t last_id = no_checkpoint;
+    std::vector<channel_entry> channels;
   };
 
   // Every statement the store runs, prepared once when the store opens.
@@ -196,30 +219,26 @@ class sqlite_store {
           rollback(db, "ROLLBACK", "rolling back"),
           last_id(db, "SELECT max(id) FROM checkpoints WHERE thread = ?1", "reading the last checkpoint id"),
           exists(db, "SELECT 1 FROM checkpoints WHERE thread = ?1 AND id = ?2", "looking up a checkpoint"),
-          parent_channels(db,
-                          "SELECT channel, version, origin FROM checkpoint_channels"
-                          " WHERE thread = ?1 AND checkpoint = ?2",
+          data_version(db, "PRAGMA data_version", "reading the data version"),
+          parent_channels(db, "SELECT channels FROM checkpoints WHERE thread = ?1 AND id = ?2",
                           "reading the parent's channels"),
           insert_checkpoint(db,
                             "INSERT INTO checkpoints (thread, id, parent, step, source, format_version, schema_hash,"
-                            " metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                            " metadata, channels) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                             "writing a checkpoint"),
-          insert_channel(db,
-                         "INSERT INTO checkpoint_channels (thread, checkpoint, pos, channel, version, origin)"
-                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                         "writing a checkpoint's channel"),
           insert_value(db,
-                       "INSERT INTO channel_values (thread, channel, origin, previous, value)"
+                       "INSERT INTO channel_values (thread, origin, channel, previous, value)"
                        " VALUES (?1, ?2, ?3, ?4, ?5)",
                        "writing a channel value"),
           insert_write(db,
                        "INSERT OR IGNORE INTO pending_writes (thread, checkpoint, task, idx, channel, value)"
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                        "writing a pending write"),
-          latest(db, std::string(detail::sqlite_info_sql) + " WHERE thread = ?1 ORDER BY id DESC LIMIT 1",
+          latest(db, std::string(detail::sqlite_checkpoint_sql) + " WHERE thread = ?1 ORDER BY id DESC LIMIT 1",
                  "reading the latest checkpoint"),
-          info(db, std::string(detail::sqlite_info_sql) + " WHERE thread = ?1 AND id = ?2", "reading a checkpoint"),
-          channels(db, detail::sqlite_channels_sql, "reading a checkpoint's channels"),
+          info(db, std::string(detail::sqlite_checkpoint_sql) + " WHERE thread = ?1 AND id = ?2",
+               "reading a checkpoint"),
+          value_chain(db, detail::sqlite_value_chain_sql, "reading a channel's value"),
           list(db, std::string(detail::sqlite_info_sql) + " WHERE thread = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
                "listing checkpoints"),
           read_writes(db,
@@ -227,7 +246,6 @@ class sqlite_store {
                       " WHERE thread = ?1 AND checkpoint = ?2 ORDER BY task, idx",
                       "reading pending writes"),
           delete_writes(db, "DELETE FROM pending_writes WHERE thread = ?1", "deleting a thread"),
-          delete_channels(db, "DELETE FROM checkpoint_channels WHERE thread = ?1", "deleting a thread"),
           delete_values(db, "DELETE FROM channel_values WHERE thread = ?1", "deleting a thread"),
           delete_checkpoints(db, "DELETE FROM checkpoints WHERE thread = ?1", "deleting a thread"),
           threads(db, "SELECT DISTINCT thread FROM checkpoints ORDER BY thread", "listing threads"),
@@ -238,9 +256,9 @@ class sqlite_store {
                 " (SELECT count(*) FROM pending_writes)",
                 "counting rows") {}
 
-    detail::sqlite_statement begin_write, begin_read, commit, rollback, last_id, exists, parent_channels,
-        insert_checkpoint, insert_channel, insert_value, insert_write, latest, info, channels, list, read_writes,
-        delete_writes, delete_channels, delete_values, delete_checkpoints, threads, stats;
+    detail::sqlite_statement begin_write, begin_read, commit, rollback, last_id, exists, data_version,
+        parent_channels, insert_checkpoint, insert_value, insert_write, latest, info, value_chain, list, read_writes,
+        delete_writes, delete_values, delete_checkpoints, threads, stats;
   };
 
   static statements prepare(const detail::sqlite_connection& db, const sqlite_options& options) {
@@ -260,15 +278,26 @@ class sqlite_store {
     q.bind(thread).bind(id);
     return q.next();
   }
-  std::vector<parent_channel> parent_channels(std::string_view thread, std::int64_t id) const {
+  std::int64_t data_version() const {
+    detail::sqlite_query q(sql_.data_version);
+    return q.next() ? q.int64(0) : 0;
+  }
+  // False if the checkpoint does not exist.
+  bool parent_channels(std::string_view thread, std::int64_t id, std::vector<channel_entry>& out) const {
     detail::sqlite_query q(sql_.parent_channels);
     q.bind(thread).bind(id);
-    std::vector<parent_channel> out;
-    while (q.next()) out.push_back({std::string(q.text(0)), q.int64(1), q.int64(2)});
-    return out;
+    if (!q.next()) return false;
+    if (!detail::parse_channel_list(q.text(0), refs_)) throw corrupted_list(thread, id);
+    out.clear();
+    for (const auto& r : refs_) out.push_back({std::string(r.channel), r.version, r.origin});
+    return true;
   }
-  static const parent_channel* find(const std::vector<parent_channel>& in, std::string_view name) {
-    auto it = std::find_if(in.begin(), in.end(), [&](const parent_channel& p) { return p.channel == name; });
+  store_format_error corrupted_list(std::string_view thread, std::int64_t id) const {
+    return store_format_error("stategraph: SQLite store '" + path() + "': checkpoint " + std::to_string(id) +
+                              " of thread '" + std::string(thread) + "' has a corrupted channel list");
+  }
+  static const channel_entry* find(const std::vector<channel_entry>& in, std::string_view name) {
+    auto it = std::find_if(in.begin(), in.end(), [&](const channel_entry& p) { return p.channel == name; });
     return it == in.end() ? nullptr : &*it;
   }
   static void check_name(const checkpoint_put& cp, std::size_t i) {
@@ -293,19 +322,17 @@ class sqlite_store {
             std::string(q.text(5)),
             std::string(q.text(6))};
   }
+  // Columns of sqlite_checkpoint_sql. A channel whose value row is missing is left out
+  // (the runtime then names the channel its checkpoint lacks).
   stored_checkpoint read(std::string_view thread, const detail::sqlite_query& header) const {
     stored_checkpoint out{info(thread, header), {}};
-    detail::sqlite_query q(sql_.channels);
-    q.bind(thread).bind(out.id);
-    std::int64_t position = -1;
-    while (q.next()) {
-      // Rows come per channel, its whole value first and then its appended pieces.
-      if (q.int64(0) != position) {
-        position = q.int64(0);
-        out.channels.push_back({std::string(q.text(1)), q.int64(2), std::string(q.text(3)), {}});
-      } else {
-        out.channels.back().appends.emplace_back(q.text(3));
-      }
+    if (!detail::parse_channel_list(header.text(7), refs_)) throw corrupted_list(thread, out.id);
+    for (const auto& r : refs_) {
+      detail::sqlite_query q(sql_.value_chain);
+      q.bind(thread).bind(r.origin).bind(r.channel);
+      if (!q.next()) continue;
+      channel_value& ch = out.channels.emplace_back(channel_value{std::string(r.channel), r.version, std::string(q.text(0)), {}});
+      while (q.next()) ch.appends.emplace_back(q.text(0));
     }
     return out;
   }
@@ -313,6 +340,11 @@ class sqlite_store {
   mutable std::mutex mutex_;
   detail::sqlite_connection db_;
   mutable statements sql_;
+  // Buffers reused by every call, behind mutex_.
+  put_cache cache_;
+  std::vector<channel_entry> scratch_parent_, scratch_now_;
+  std::string list_text_;
+  mutable std::vector<detail::sqlite_channel_ref> refs_;  // views into the row being read
 };
 
 static_assert(checkpoint_store<sqlite_store>);

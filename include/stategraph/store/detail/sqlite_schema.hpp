@@ -8,42 +8,47 @@
 
 #include <sqlite3.h>
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <vector>
 
 namespace stategraph::detail {
 
-inline constexpr std::int64_t sqlite_schema_version = 1;
+// 2: a checkpoint's channel list is a column of its row (1 had a row per channel), and
+// both tables are keyed without rowids, so a put writes one row plus one per new value.
+// A file of version 1 is refused (nothing converts it).
+inline constexpr std::int64_t sqlite_schema_version = 2;
 inline constexpr std::int32_t sqlite_application_id = 0x53477374;  // "SGst"
 
-// checkpoints         one row per checkpoint; (thread, id) is also the history index.
-// checkpoint_channels every channel of every checkpoint: its version and `origin`, the id
-//                     of the checkpoint that wrote the value it has (itself, or an ancestor).
-// channel_values      each value once, keyed by the checkpoint that wrote it, so two
-//                     branches of a fork that reach the same version never collide;
-//                     `previous` links an appended piece to the value it extends (0: none).
-// pending_writes      writes of nodes that succeeded in a step that failed.
+// checkpoints     one row per checkpoint; (thread, id) is also the history index. `channels`
+//                 lists every channel of the checkpoint in put order: its name, version and
+//                 `origin`, the id of the checkpoint that wrote the value it has (itself or
+//                 an ancestor); see sqlite_channel_list.
+// channel_values  each value once, keyed by the checkpoint that wrote it, so two branches
+//                 of a fork that reach the same version never collide, and a checkpoint's
+//                 values sit side by side; `previous` links an appended piece to the value
+//                 it extends (0: none).
+// pending_writes  writes of nodes that succeeded in a step that failed.
 inline constexpr const char* sqlite_schema_sql = R"sql(
 CREATE TABLE stategraph_store (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE checkpoints (
   thread TEXT NOT NULL, id INTEGER NOT NULL, parent INTEGER NOT NULL, step INTEGER NOT NULL,
   source TEXT NOT NULL, format_version INTEGER NOT NULL, schema_hash TEXT NOT NULL, metadata TEXT NOT NULL,
-  PRIMARY KEY (thread, id));
-CREATE TABLE checkpoint_channels (
-  thread TEXT NOT NULL, checkpoint INTEGER NOT NULL, channel TEXT NOT NULL, pos INTEGER NOT NULL,
-  version INTEGER NOT NULL, origin INTEGER NOT NULL,
-  PRIMARY KEY (thread, checkpoint, channel)) WITHOUT ROWID;
+  channels TEXT NOT NULL,
+  PRIMARY KEY (thread, id)) WITHOUT ROWID;
 CREATE TABLE channel_values (
-  thread TEXT NOT NULL, channel TEXT NOT NULL, origin INTEGER NOT NULL, previous INTEGER NOT NULL,
+  thread TEXT NOT NULL, origin INTEGER NOT NULL, channel TEXT NOT NULL, previous INTEGER NOT NULL,
   value TEXT NOT NULL,
-  PRIMARY KEY (thread, channel, origin));
+  PRIMARY KEY (thread, origin, channel)) WITHOUT ROWID;
 CREATE TABLE pending_writes (
   thread TEXT NOT NULL, checkpoint INTEGER NOT NULL, task TEXT NOT NULL, idx INTEGER NOT NULL,
   channel TEXT NOT NULL, value TEXT NOT NULL,
   PRIMARY KEY (thread, checkpoint, task, idx));
-INSERT INTO stategraph_store VALUES ('schema_version', 1);
+INSERT INTO stategraph_store VALUES ('schema_version', 2);
 PRAGMA application_id = 1397191540;
 )sql";
 static_assert(sqlite_application_id == 1397191540);
@@ -51,23 +56,65 @@ static_assert(sqlite_application_id == 1397191540);
 // The columns sqlite_store reads back into a checkpoint_info, in that order.
 inline constexpr const char* sqlite_info_sql =
     "SELECT id, parent, step, source, format_version, schema_hash, metadata FROM checkpoints";
+// The same and the channel list (column 7), for reading whole checkpoints.
+inline constexpr const char* sqlite_checkpoint_sql =
+    "SELECT id, parent, step, source, format_version, schema_hash, metadata, channels FROM checkpoints";
 
-// A checkpoint's channels with their values resolved: each channel's value row, then the
-// rows it appends to, walked back through `previous`; per channel the whole value comes
-// first (deepest), then its appended pieces, oldest first.
-inline constexpr const char* sqlite_channels_sql = R"sql(
-WITH RECURSIVE chain (pos, channel, version, previous, value, depth) AS (
-  SELECT c.pos, c.channel, c.version, v.previous, v.value, 0
-    FROM checkpoint_channels AS c
-    JOIN channel_values AS v ON v.thread = c.thread AND v.channel = c.channel AND v.origin = c.origin
-   WHERE c.thread = ?1 AND c.checkpoint = ?2
+// One channel's value: its value row, then the rows it appends to, walked back through
+// `previous`; the whole value comes first (deepest), then the appended pieces, oldest first.
+inline constexpr const char* sqlite_value_chain_sql = R"sql(
+WITH RECURSIVE chain (previous, value, depth) AS (
+  SELECT previous, value, 0 FROM channel_values WHERE thread = ?1 AND origin = ?2 AND channel = ?3
   UNION ALL
-  SELECT chain.pos, chain.channel, chain.version, v.previous, v.value, chain.depth + 1
-    FROM chain
-    JOIN channel_values AS v ON v.thread = ?1 AND v.channel = chain.channel AND v.origin = chain.previous
+  SELECT v.previous, v.value, chain.depth + 1
+    FROM chain JOIN channel_values AS v ON v.thread = ?1 AND v.origin = chain.previous AND v.channel = ?3
    WHERE chain.previous <> 0)
-SELECT pos, channel, version, value FROM chain ORDER BY pos, depth DESC
+SELECT value FROM chain ORDER BY depth DESC
 )sql";
+
+// A checkpoint's channel list as one text: per channel `<bytes of name>:<name> <version>
+// <origin>\n`. The length prefix lets a name hold any byte.
+struct sqlite_channel_ref {
+  std::string_view channel;
+  std::int64_t version = 0;
+  std::int64_t origin = 0;
+};
+
+inline void append_channel_ref(std::string& out, std::string_view channel, std::int64_t version, std::int64_t origin) {
+  out += std::to_string(channel.size());
+  out += ':';
+  out += channel;
+  out += ' ';
+  out += std::to_string(version);
+  out += ' ';
+  out += std::to_string(origin);
+  out += '\n';
+}
+
+// Parses a channel list into views of `text`; false if it is not one.
+inline bool parse_channel_list(std::string_view text, std::vector<sqlite_channel_ref>& out) {
+  out.clear();
+  auto number = [&](std::string_view& s, char end, auto& v) {
+    const auto stop = s.find(end);
+    if (stop == std::string_view::npos || stop == 0) return false;
+    auto r = std::from_chars(s.data(), s.data() + stop, v);
+    if (r.ec != std::errc{} || r.ptr != s.data() + stop) return false;
+    s.remove_prefix(stop + 1);
+    return true;
+  };
+  while (!text.empty()) {
+    std::size_t length = 0;
+    sqlite_channel_ref ref;
+    if (!number(text, ':', length) || length == 0 || length >= text.size()) return false;
+    ref.channel = text.substr(0, length);
+    text.remove_prefix(length);
+    if (text.front() != ' ') return false;
+    text.remove_prefix(1);
+    if (!number(text, ' ', ref.version) || !number(text, '\n', ref.origin)) return false;
+    out.push_back(ref);
+  }
+  return true;
+}
 
 // Reads one integer (or NULL as nullopt) from a one-row query.
 inline std::optional<std::int64_t> sqlite_scalar(const sqlite_connection& db, const char* sql, std::string_view doing) {
