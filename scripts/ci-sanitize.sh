@@ -16,6 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
+scripts/install-deps.sh --sanitize
 mode=${1:-asan}
 jobs=${STATEGRAPH_SANITIZE_JOBS:-2}
 

@@ -3,6 +3,7 @@
 # Only Debian packages; skips apt entirely when everything is already there.
 #   scripts/install-deps.sh            build + tests (compilers, Boost, range-v3, JSON, doctest, SQLite)
 #   scripts/install-deps.sh --bench    also Google Benchmark, oneTBB, valgrind, gnuplot
+#   scripts/install-deps.sh --sanitize also Clang's sanitizer runtimes (scripts/ci-sanitize.sh)
 set -euo pipefail
 
 packages=(
@@ -10,9 +11,15 @@ packages=(
   libboost1.81-dev librange-v3-dev nlohmann-json3-dev doctest-dev
   libsqlite3-dev sqlite3
 )
-if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(libbenchmark-dev libtbb-dev valgrind gnuplot-nox graphviz time)
-fi
+for option in "$@"; do
+  case "$option" in
+    --bench) packages+=(libbenchmark-dev libtbb-dev valgrind gnuplot-nox graphviz time) ;;
+    # Clang's sanitizer and libFuzzer runtimes: only recommended by clang, which
+    # --no-install-recommends leaves out.
+    --sanitize) packages+=(libclang-rt-14-dev) ;;
+    *) echo "usage: $0 [--bench] [--sanitize]" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
