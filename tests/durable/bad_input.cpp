@@ -7,9 +7,14 @@
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace durable_test;
@@ -110,17 +115,36 @@ TEST_CASE("corrupted rows of a SQLite store are refused with checkpoint_error; n
   }
 }
 
-TEST_CASE("numbers no integer type holds are refused with checkpoint_error" * doctest::skip()) {
-  // BUG (include/stategraph/checkpoint/durable.hpp, runner::load; checkpoint/json.hpp,
-  // decode_value): integers are read with nlohmann's get<T>(), which static_casts a stored
-  // float (1e300) to T: undefined behaviour (UBSan float-cast-overflow aborts), and without
-  // a sanitizer a garbage step or counter is accepted instead of refused.
+TEST_CASE("numbers no integer type holds are refused with checkpoint_error") {
+  // Each was undefined behaviour (a float static_cast to an integer) or a silent wrap
+  // before the decoder checked its numbers.
   const corruption cases[] = {
-      {"run_step",
+      {"run_step 1e300",
        "UPDATE checkpoints SET metadata = replace(metadata, '\"run_step\":5', '\"run_step\":1e300') WHERE id = 6",
        "bad metadata"},
-      {"a counter", "UPDATE channel_values SET value = '1e300' WHERE channel = 'calls' AND origin = 6",
+      {"run_step -1",
+       "UPDATE checkpoints SET metadata = replace(metadata, '\"run_step\":5', '\"run_step\":-1') WHERE id = 6",
+       "bad metadata"},
+      {"run_step 2.5",
+       "UPDATE checkpoints SET metadata = replace(metadata, '\"run_step\":5', '\"run_step\":2.5') WHERE id = 6",
+       "bad metadata"},
+      {"max_version -1e30",
+       "UPDATE checkpoints SET metadata = replace(metadata, '\"max_version\":', '\"max_version\":-1e30,\"x\":') "
+       "WHERE id = 6",
+       "bad metadata"},
+      {"max_version 2^63", "UPDATE checkpoints SET metadata = replace(metadata, '\"max_version\":', "
+       "'\"max_version\":9223372036854775808,\"x\":') WHERE id = 6",
+       "bad metadata"},
+      {"a counter 1e300", "UPDATE channel_values SET value = '1e300' WHERE channel = 'calls' AND origin = 6",
        "does not decode"},
+      {"a counter -1e30", "UPDATE channel_values SET value = '-1e30' WHERE channel = 'calls' AND origin = 6",
+       "does not fit int"},
+      {"a counter 3.5", "UPDATE channel_values SET value = '3.5' WHERE channel = 'calls' AND origin = 6",
+       "does not fit int"},
+      {"a counter 2^31", "UPDATE channel_values SET value = '2147483648' WHERE channel = 'calls' AND origin = 6",
+       "does not fit int"},
+      {"a counter true", "UPDATE channel_values SET value = 'true' WHERE channel = 'calls' AND origin = 6",
+       "expected a number"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
@@ -134,6 +158,77 @@ TEST_CASE("numbers no integer type holds are refused with checkpoint_error" * do
     REQUIRE(fingerprint(store) != clean);
     refused_everywhere<sg::checkpoint_error>(app, store, t, c.message);
   }
+}
+
+// ---- the codec's own numbers, containers and strings -------------------------------------------
+
+template <class T>
+std::string written(const T& v) {
+  std::string out = "prefix ";  // the writer appends
+  sg::detail::write_json(out, v);
+  return out.substr(7);
+}
+
+TEST_CASE("the direct writer writes what nlohmann writes") {
+  CHECK(written(0) == "0");
+  CHECK(written(-2147483647 - 1) == nlohmann::json(-2147483647 - 1).dump());
+  CHECK(written(std::uint64_t{18446744073709551615ull}) == "18446744073709551615");
+  CHECK(written(true) == "true");
+  CHECK(written(2.25) == nlohmann::json(2.25).dump());
+  const std::string tricky = std::string("q\"b\\s/\b\f\n\r\t") + '\x01' + '\x1f' + '\x7f' + "end";
+  CHECK(written(tricky) == nlohmann::json(tricky).dump());
+  CHECK(written(std::string("caf\xc3\xa9 \xe2\x82\xac")) == nlohmann::json("caf\xc3\xa9 \xe2\x82\xac").dump());
+  CHECK_THROWS_AS(written(std::string("bad \xff")), nlohmann::json::exception);  // as nlohmann: not UTF-8
+  CHECK(written(std::vector<std::string>{"a", "", "c"}) == R"(["a","","c"])");
+  CHECK(written(std::vector<std::vector<int>>{{1, 2}, {}}) == "[[1,2],[]]");
+  CHECK(written(std::vector<bool>{true, false}) == "[true,false]");
+  CHECK(written(std::vector<Msg>{{"user", "hi"}}) == nlohmann::json(std::vector<Msg>{{"user", "hi"}}).dump());
+  std::string tail;
+  sg::detail::write_json_tail(tail, std::vector<int>{1, 2, 3}, 1);
+  CHECK(tail == "[2,3]");
+  tail.clear();
+  sg::detail::write_json_tail(tail, std::vector<int>{1, 2, 3}, 3);
+  CHECK(tail == "[]");
+}
+
+template <class T>
+T decoded(const char* text) {
+  return sg::detail::decode_value<T>(nlohmann::json::parse(text), "test");
+}
+
+using name_counts = std::map<std::string, int>;
+using int_map = std::map<int, int>;
+using int_pair = std::pair<int, int>;
+using byte_pair = std::array<std::uint8_t, 2>;
+
+TEST_CASE("the decoder checks every number it converts to an integer") {
+  CHECK(decoded<int>("7") == 7);
+  CHECK(decoded<int>("-2147483648") == -2147483647 - 1);
+  CHECK(decoded<int>("3.0") == 3);  // a float that is exactly an integer
+  CHECK(decoded<std::uint64_t>("18446744073709551615") == 18446744073709551615ull);
+  CHECK(decoded<std::int64_t>("-9223372036854775808") == std::numeric_limits<std::int64_t>::min());
+  CHECK(decoded<std::vector<std::int64_t>>("[1,-1,1099511627776]") == std::vector<std::int64_t>{1, -1, 1LL << 40});
+  CHECK(decoded<std::map<std::string, int>>(R"({"a":1,"b":-7})") == std::map<std::string, int>{{"a", 1}, {"b", -7}});
+  CHECK(decoded<std::map<int, std::string>>(R"([[2,"x"]])") == std::map<int, std::string>{{2, "x"}});
+  CHECK(decoded<float>("1e30") == 1e30f);
+  CHECK(decoded<double>("1e300") == 1e300);
+  for (const char* bad : {"1e300", "-1e30", "3.5", "2147483648", "-2147483649", "true", "\"7\"", "null", "[1]"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(decoded<int>(bad), doctest::Contains("does not decode"), sg::checkpoint_error);
+  }
+  for (const char* bad : {"-1", "-0.5", "1.8446744073709552e19", "1e300"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(decoded<std::uint64_t>(bad), sg::checkpoint_error);
+  }
+  CHECK_THROWS_AS(decoded<std::int64_t>("9223372036854775808"), sg::checkpoint_error);
+  CHECK_THROWS_AS(decoded<std::int64_t>("9.223372036854775807e18"), sg::checkpoint_error);  // rounds to 2^63
+  CHECK_THROWS_AS(decoded<std::vector<int>>("[1,1e300]"), sg::checkpoint_error);
+  CHECK_THROWS_AS(decoded<name_counts>(R"({"a":1e300})"), sg::checkpoint_error);
+  CHECK_THROWS_AS(decoded<int_map>("[[1e300,1]]"), sg::checkpoint_error);
+  CHECK_THROWS_AS(decoded<int_pair>("[1,2.5]"), sg::checkpoint_error);
+  CHECK_THROWS_AS(decoded<byte_pair>("[1,256]"), sg::checkpoint_error);
+  CHECK_THROWS_AS(decoded<float>("1e300"), sg::checkpoint_error);  // no float holds it
+  CHECK_THROWS_AS(decoded<std::vector<int>>(R"({"a":1})"), sg::checkpoint_error);
 }
 
 // ---- corrupted pending writes ---------------------------------------------------------------
@@ -249,6 +344,42 @@ TEST_CASE_TEMPLATE("corrupted checkpoints from any store are refused; nothing is
       cp.metadata = meta.dump();
     };
     refused_everywhere<sg::checkpoint_error>(app, fx.store, t, "joins do not match");
+  }
+}
+
+// ---- format versions -------------------------------------------------------------------------
+
+TEST_CASE_TEMPLATE("checkpoints of format 1 (the schema list in every one) still load; others are refused", F,
+                   DURABLE_FIXTURES) {
+  F fx;
+  tampering_store<typename F::store_type> store(fx.store);
+  auto app = sg::compile<chat_graph>(sg::with_store(store));
+  const sg::thread_id t{"t"};
+  app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
+  const auto latest = fx.store.get(t.value);
+  REQUIRE(latest.has_value());
+  CHECK(latest->format_version == sg::checkpoint_format_version);
+  CHECK(latest->metadata.find("\"schema\"") == std::string::npos);  // only the thread's first has it
+  CHECK(fx.store.get(t.value, 1)->metadata.find("\"schema\":[[\"messages\"") != std::string::npos);
+  const auto expected = app.get_state(t)->values;
+
+  int version = 1;
+  store.tamper_checkpoint = [&](sg::stored_checkpoint& cp) {
+    cp.format_version = version;
+    if (version == 1 && cp.metadata.find("\"schema\"") == std::string::npos) {  // as format 1 wrote it
+      auto meta = nlohmann::json::parse(cp.metadata);
+      meta["schema"] = nlohmann::json::parse(sg::detail::schema_list_text<Chat>());
+      cp.metadata = meta.dump();
+    }
+  };
+  const auto old = app.get_state(t);
+  REQUIRE(old.has_value());
+  CHECK(old->values.messages.value() == expected.messages.value());
+  CHECK(old->values.calls.value() == expected.calls.value());
+  for (int bad : {0, 3, 99}) {
+    CAPTURE(bad);
+    version = bad;
+    refused_everywhere<sg::checkpoint_error>(app, fx.store, t, ("format version " + std::to_string(bad)).c_str());
   }
 }
 

@@ -1,8 +1,7 @@
 // libFuzzer entry point for the checkpoint decoder (clang only; see CMakeLists.txt): the
 // fuzzer's input chooses what to corrupt and how, through the same driver as the seeded
 // test. Anything other than success or an sg::error aborts, so libFuzzer keeps the input.
-// SG_FUZZ_TARGETS=<bitmask of fuzz::target> limits what is corrupted (default: all);
-// SG_FUZZ_HUGE_NUMBERS=1 adds numbers no integer type holds (a known decoder bug).
+// SG_FUZZ_TARGETS=<bitmask of fuzz::target> limits what is corrupted (default: all).
 #include "fuzz_driver.hpp"
 
 #include <cstdint>
@@ -15,8 +14,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const char* s = std::getenv("SG_FUZZ_TARGETS");
     return s ? static_cast<unsigned>(std::strtoul(s, nullptr, 0)) : fuzz::checkpoint_targets | fuzz::pending_targets;
   }();
-  static const bool huge = [] { return (fuzz::huge_numbers = std::getenv("SG_FUZZ_HUGE_NUMBERS") != nullptr); }();
-  (void)huge;
   fuzz::byte_source src(data, size);
   auto out = d.run_one(src, targets);
   if (!out.failure.empty()) {
