@@ -52,15 +52,8 @@ TEST_CASE("an app is drawn as its graph") {
   CHECK(sg::to_dot(staged) == sg::to_dot<two_stages>());
 }
 
-// sg::compile does not accept lambda nodes yet (the same two faults that
-// tests/unit/node_names.cpp describes: SG005 on the plain tag type, and the unconstrained
-// lambda_node::operator()). The pictures of a lambda graph are tested without an app, in
-// mermaid.cpp and dot.cpp; turn this on with -DSTATEGRAPH_PICTURES_LAMBDA_APP=1 once
-// compile binds them.
-#ifndef STATEGRAPH_PICTURES_LAMBDA_APP
-#define STATEGRAPH_PICTURES_LAMBDA_APP 0
-#endif
-#if STATEGRAPH_PICTURES_LAMBDA_APP
+// An app with lambda nodes draws them as bound: stage and channels come from the lambda
+// node, as the graph alone cannot say them.
 TEST_CASE("an app is drawn with its lambda nodes bound") {
   const Log summed = sg::compile<with_lambda>(make_summarize()).invoke(Log{});
   CHECK(std::vector<std::string>(summed.log) == std::vector<std::string>{"split", "1"});
@@ -72,9 +65,4 @@ TEST_CASE("an app is drawn with its lambda nodes bound") {
   // Unbound, the tag has no stage and no channels: the pictures differ.
   CHECK(sg::to_dot(app, channels) != sg::to_dot<with_lambda>(channels));
 }
-#else
-TEST_CASE("an app is drawn with its lambda nodes bound" * doctest::skip()) {
-  MESSAGE("disabled: sg::compile does not bind lambda nodes yet");
-}
-#endif
 TEST_SUITE_END();
