@@ -31,9 +31,9 @@ TARGETS = {"W4": 1e-6, "W5": 30e-6, "W5_raw_ratio": 1.5}
 # Where instructions go, by function (callgrind self cost, so nothing is counted twice).
 # The first pattern a function name matches decides its category.
 CATEGORIES = [
-    ("schema list and hash rebuilt for every checkpoint (`schema_fields`, `schema_hash`, `type_name`)",
+    ("schema list and hash (`schema_fields`, `schema_hash`, `type_name`; built once per state type)",
      r"schema_hash|schema_fields|after_marker|type_name|fnv1a"),
-    ("nlohmann JSON: building the metadata and value documents, writing their text", r"nlohmann::"),
+    ("nlohmann JSON (values of types the direct writer leaves to nlohmann, parsing)", r"nlohmann::"),
     ("SQLite (its own code)", r"^sqlite3|^0x[0-9a-f]+$"),
     ("malloc / free", r"^(malloc|free|cfree|realloc|_int_malloc|_int_free|_int_realloc|malloc_consolidate|"
                       r"unlink_chunk.*|tcache.*|\(anonymous namespace\)::counted.*|operator new.*|operator delete.*)$"),
@@ -217,7 +217,8 @@ def section(results, peers_dir, compilers):
         if b:
             out.append(f"- Each checkpoint hands the store {b['payload_bytes']['median']:.0f} bytes (median): "
                        f"{b['value_bytes']['median']:.0f} of channel values (the counter and the one new log "
-                       f"entry), {b['metadata_bytes']['median']:.0f} of metadata (position and schema as JSON), "
+                       f"entry), {b['metadata_bytes']['median']:.0f} of metadata (the position as JSON; the schema list only in "
+                       f"a thread's first checkpoint), "
                        f"{b['hash_bytes']['median']:.0f} of schema hash.")
         out += profile_table("W4", d["profiles"]["W4"], w4i, "superstep")
 
@@ -248,7 +249,7 @@ def section(results, peers_dir, compilers):
                    + (f", {libi / rawi:.2f}× in instructions" if libi and rawi else "") + ". "
                    "Callgrind counts the process's own instructions only; the kernel's work for each commit "
                    "(locks, and writing one WAL frame per page the commit changed: more pages for the store, which "
-                   "updates three tables and their keys, than for the raw row; no fsync per commit in WAL with "
+                   "adds a row to two tables, than for the raw row; no fsync per commit in WAL with "
                    "synchronous=NORMAL) is in the CPU time and not in the instruction count, so the two ratios "
                    "differ.")
         b = by.get("W5")
@@ -399,7 +400,7 @@ def w7_section(w7, label):
                f"{whole / values:,.0f}× the values written, {whole / payload:,.0f}× with metadata.")
     out.append(f"- File size at the end: {w7['file_bytes_end'] / 1024:,.0f} KiB for {w7['store_stats']['checkpoints']:,} "
                f"checkpoints ({w7['file_bytes_end'] / w7['store_stats']['checkpoints']:,.0f} bytes per checkpoint: "
-               "SQLite pages, row keys and the index of `(thread, checkpoint, channel)` rows included).")
+               "SQLite pages and row keys included).")
     t1 = statistics.median([x["cpu_us"] for x in per_turn[:10]])
     tn = statistics.median([x["cpu_us"] for x in per_turn[-10:]])
     out.append(f"- Time per turn grows: {duration(t1 * 1e-6)} CPU over the first 10 turns, {duration(tn * 1e-6)} over "
