@@ -326,6 +326,19 @@ class app {
     else return run(std::move(input), context, config);
   }
 
+  // Where a run stands after `node` wrote into `state` outside a step (a checkpointed
+  // run's update_state as that node): its static edges and joins, and its branches
+  // evaluated on `state`, decide the next nodes and sends.
+  void route_after(const state_type& state, std::size_t node, position_type& at) const {
+    typename A::set ran{};
+    ran.set(node);
+    typename A::set next = A::static_next(ran, at.arrived);
+    typename sends_plan::queues next_sends{};
+    run_routers(state, ran, next, next_sends);
+    at.active = next;
+    at.sends = std::move(next_sends);
+  }
+
   // Runs the graph and reports each step to `callback(const sg::event<State>&)`.
   template <class Callback>
     requires std::is_invocable_v<Callback&, const event<state_type>&>
@@ -668,6 +681,8 @@ class app {
     results_tuple<Ctx> results{};
     std::array<std::exception_ptr, A::size> failures{};
     [[no_unique_address]] std::conditional_t<timed, std::array<std::chrono::nanoseconds, A::size>, untimed> took{};
+    // What the subgraphs each task ran reported, forwarded into this run's stream.
+    [[no_unique_address]] std::conditional_t<timed, std::array<detail::child_events, A::size>, untimed> children{};
     [[no_unique_address]] std::conditional_t<has_sends, typename send_slots_of<Ctx, std::make_index_sequence<A::size>>::type,
                                              no_slots> sent{};
   };
@@ -676,9 +691,19 @@ class app {
     if constexpr (plain<I, Ctx>) {
       [[maybe_unused]] std::chrono::steady_clock::time_point started;
       if constexpr (frame<Ctx, Observer>::timed) started = std::chrono::steady_clock::now();
+      // A streamed run collects what the subgraphs of this task report (sg::subgraph reads it).
+      [[maybe_unused]] auto forwarding = [&] {
+        if constexpr (frame<Ctx, Observer>::timed) {
+          f.children[I].mode = f.observer.mode;
+          return detail::child_events_scope{&f.children[I]};
+        } else {
+          return untimed{};
+        }
+      }();
       if constexpr (Observer::durable) {
-        // A node whose writes survived a failed or paused step is not run again.
-        if (f.observer.template replay<I>(std::get<I>(f.results))) return;
+        // A node whose writes survived a failed or paused step is not run again: run_step
+        // has put them back into its slot before dispatching.
+        if (std::get<I>(f.results)) return;
         detail::task_scope scope{I, f.observer.resume_values(I)};
         detail::task_scope_guard guard(&scope);
         try {
@@ -765,8 +790,16 @@ class app {
 
     using frame_t = frame<Ctx, Observer>;
     frame_t f{*this, state, context, config, at.sends, observer};
+    if constexpr (Observer::durable) {
+      // Kept writes are decoded here, on the calling thread, before any task runs: one that
+      // does not decode refuses the whole step with nothing run (and nothing stored).
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (plain<I, Ctx>)
+          if (at.active.test(I)) observer.template replay<I>(std::get<I>(f.results));
+      });
+    }
     run_tasks<Ctx, Observer>(at.active, f);
-    if constexpr (Observer::streams) observer.tasks(step_no, at.active, f.failures, f.took);
+    if constexpr (Observer::streams) observer.tasks(step_no, at.active, f.failures, f.took, f.children);
     // A failed step leaves the state as it was; a durable run keeps the writes of the nodes
     // that succeeded, and pauses (rather than fails) when the only trouble was interrupts.
     std::size_t failed = A::size;
@@ -833,6 +866,18 @@ class app {
           collect_sends(next_sends, *slot.result);
         }
     });
+    run_routers(state, ran, next, next_sends);
+    at.active = next;
+    at.sends = std::move(next_sends);
+    at.step = step_no;
+    if constexpr (Observer::durable) observer.step_done(state, at, changed);
+    if constexpr (Observer::streams) observer.values(step_no, state);
+    return at.any();
+  }
+
+  // The branches whose source ran, evaluated on the merged state.
+  void run_routers(const state_type& state, const typename A::set& ran, typename A::set& next,
+                   typename sends_plan::queues& next_sends) const {
     detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
       constexpr std::size_t source = A::template branch_source<B>;
       if (ran.test(source)) {
@@ -842,12 +887,6 @@ class app {
         else detail::enqueue<typename A::names>(next_sends, std::move(chosen));
       }
     });
-    at.active = next;
-    at.sends = std::move(next_sends);
-    at.step = step_no;
-    if constexpr (Observer::durable) observer.step_done(state, at, changed);
-    if constexpr (Observer::streams) observer.values(step_no, state);
-    return at.any();
   }
 
   nodes_tuple nodes_;
@@ -867,14 +906,26 @@ struct streamer {
   const std::array<std::string_view, N>& names;
   Sink& sink;
 
-  template <class Set, class Failures, class Took>
-  void tasks(std::size_t step, const Set& active, const Failures& failures, const Took& took) {
-    if (!has_mode(mode, stream_mode::debug)) return;
+  template <class Set, class Failures, class Took, class Children>
+  void tasks(std::size_t step, const Set& active, const Failures& failures, const Took& took, Children& children) {
+    const bool debug = has_mode(mode, stream_mode::debug);
     for (std::size_t i = 0; i < N; ++i) {
       if (!active.test(i)) continue;
-      event<State> start{stream_mode::debug, step, names[i]};
-      start.phase = debug_phase::start;
-      sink(std::move(start));
+      if (debug) {
+        event<State> start{stream_mode::debug, step, names[i]};
+        start.phase = debug_phase::start;
+        sink(std::move(start));
+      }
+      // A subgraph's own events come between its start and its end.
+      for (auto& c : children[i].events) {
+        event<State> e{c.mode, step, c.node, std::move(c.channels)};
+        e.phase = c.phase;
+        e.duration = c.duration;
+        e.error = std::move(c.error);
+        e.substep = c.step;
+        sink(std::move(e));
+      }
+      if (!debug) continue;
       event<State> end{stream_mode::debug, step, names[i]};
       end.phase = failures[i] ? debug_phase::error : debug_phase::end;
       end.duration = took[i];

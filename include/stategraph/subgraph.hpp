@@ -2,7 +2,8 @@
 // the parent's schema, or sg::maps<&Parent::x, &Child::y> pairs say which parent channel
 // feeds and receives which child channel. The node's reads and writes are computed from the
 // child's nodes, so the parent's rules (SG002, SG008, ...) see through it. Errors from the
-// child name its nodes as "parent/child".
+// child name its nodes as "parent/child", and so do the child's updates and debug events
+// in the parent's stream.
 //
 //   using research = sg::subgraph<research_tag, research_graph>;            // shared schema
 //   using review = sg::subgraph<review_tag, review_graph,
@@ -12,6 +13,7 @@
 
 #include <stategraph/channels.hpp>
 #include <stategraph/errors.hpp>
+#include <stategraph/events.hpp>
 #include <stategraph/node.hpp>
 #include <stategraph/run.hpp>
 #include <stategraph/schedule.hpp>
@@ -167,7 +169,17 @@ class subgraph {
 
   child_state run_child(child_state start) const {
     try {
-      return child_.invoke(std::move(start));
+      auto* parent_stream = detail::current_child_events;
+      constexpr auto forwarded = stream_mode::updates | stream_mode::debug;
+      if (!parent_stream || !has_mode(parent_stream->mode, forwarded)) return child_.invoke(std::move(start));
+      // The parent's stream is listening: run the child streamed and hand its updates and
+      // debug events up, named "parent/child". Its values are the child's state, which the
+      // parent's events cannot carry.
+      auto mode = static_cast<stream_mode>(static_cast<unsigned>(parent_stream->mode) & static_cast<unsigned>(forwarded));
+      return child_.stream(std::move(start), mode, [&](const event<child_state>& e) {
+        parent_stream->events.push_back({e.mode, e.step, detail::intern(std::string(name) + "/" + std::string(e.node)),
+                                         e.channels, e.phase, e.duration, e.error});
+      });
     } catch (const node_error& e) {  // name the child's node as parent/child
       throw node_error(std::string(name) + "/" + std::string(e.node()), e.step(), e.cause());
     }

@@ -293,12 +293,8 @@ TEST_CASE("a pending write of the wrong shape is refused with checkpoint_error")
   CHECK(fingerprint(store) == before);
 }
 
-TEST_CASE("a pending write that does not decode, resumed on the thread pool, is refused" * doctest::skip()) {
-  // BUG (include/stategraph/run.hpp, app::run_task; checkpoint/durable.hpp, replay): a kept
-  // result is decoded in replay(), which run_task calls outside its try, so the
-  // checkpoint_error is thrown inside a thread_pool task: the pool does not carry task
-  // exceptions, and the process crashes (SIGSEGV here) instead of refusing the resume.
-  // Decoding the kept results in load_pending would refuse before any task runs.
+TEST_CASE("a pending write that does not decode, resumed on the thread pool, is refused") {
+  // Kept writes are decoded on the calling thread before any task of the step is dispatched.
   temp_db file("bad-shape-pool");
   sg::sqlite_store store(file.path());
   auto app = sg::compile<pair_graph>(sg::with_store(store), sg::with_executor(sg::thread_pool{2}));

@@ -86,16 +86,21 @@ TEST_CASE_TEMPLATE("update_state and a resumed fork take a step like any other c
   CHECK(app.get_state(t, sg::checkpoint_id{8}).step == 2);  // the fork of checkpoint 2 (step 1)
 }
 
-TEST_CASE_TEMPLATE("update_state as a node with a branch: the router chooses the next nodes" * doctest::skip(), F,
-                   DURABLE_FIXTURES) {
-  // BUG (include/stategraph/checkpoint/durable.hpp, runner::update): only static edges and
-  // joins of the node count; its branch is not evaluated, so `next` stays empty.
+TEST_CASE_TEMPLATE("update_state as a node with a branch: the router chooses the next nodes", F, DURABLE_FIXTURES) {
+  // The router runs on the updated state, as at the end of a step the node ran in.
   F fx;
   auto app = sg::compile<chat_graph>(sg::with_store(fx.store));
   const sg::thread_id t{"upd-branch"};
   app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
   app.update_state(t, sg::write<&Chat::messages>(Msg{"ai", "call tool"}), sg::as_node<agent>);
   CHECK(app.get_state(t)->next == strings{"tools"});
+  // Resuming runs what the router chose: tools, then agent, which now says done.
+  Chat out = app.resume(t);
+  CHECK(contents(out.messages).back() == "ai:done");
+  CHECK(contents(out.messages).size() == 9);
+  // The same update with a reply that asks for nothing: the router ends the run.
+  app.update_state(t, sg::write<&Chat::messages>(Msg{"ai", "thanks"}), sg::as_node<agent>);
+  CHECK(app.get_state(t)->next.empty());
 }
 
 TEST_CASE_TEMPLATE("invoking from a past checkpoint forks; the old branch stays intact", F, DURABLE_FIXTURES) {

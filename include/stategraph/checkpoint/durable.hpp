@@ -367,9 +367,7 @@ class durable_app {
       before_merge(state);
       detail::node_set<channels> changed{};
       detail::apply_patch(state, std::move(p), &changed);
-      typename A::set ran{};
-      ran.set(node);
-      at.active = A::static_next(ran, at.arrived);
+      self.app_.route_after(state, node, at);
       at.step = 0;
       ++thread_step;
       return put(checkpoint_source::update, changed, parent, false);
