@@ -132,7 +132,8 @@ TEST_CASE("numbers no integer type holds are refused with checkpoint_error") {
        "UPDATE checkpoints SET metadata = replace(metadata, '\"max_version\":', '\"max_version\":-1e30,\"x\":') "
        "WHERE id = 6",
        "bad metadata"},
-      {"max_version 2^63", "UPDATE checkpoints SET metadata = replace(metadata, '\"max_version\":', "
+      {"max_version 2^63",
+       "UPDATE checkpoints SET metadata = replace(metadata, '\"max_version\":', "
        "'\"max_version\":9223372036854775808,\"x\":') WHERE id = 6",
        "bad metadata"},
       {"a counter 1e300", "UPDATE channel_values SET value = '1e300' WHERE channel = 'calls' AND origin = 6",

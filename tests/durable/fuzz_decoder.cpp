@@ -91,10 +91,14 @@ TEST_CASE("fuzz: pending writes with odd indices load or throw sg::error") {
 bool make_huge(std::string& text, const char* huge) {
   auto j = nlohmann::json::parse(text);
   nlohmann::json* at = nullptr;
-  if (j.is_number_integer()) at = &j;
-  else if (j.is_array() && !j.empty() && j[0].is_object()) at = &j[0]["qty"];
-  else if (j.is_array() && !j.empty()) at = &j[0];
-  else if (j.is_object() && !j.empty()) at = &j.begin().value();
+  if (j.is_number_integer())
+    at = &j;
+  else if (j.is_array() && !j.empty() && j[0].is_object())
+    at = &j[0]["qty"];
+  else if (j.is_array() && !j.empty())
+    at = &j[0];
+  else if (j.is_object() && !j.empty())
+    at = &j.begin().value();
   if (at == nullptr || !at->is_number_integer()) return false;
   *at = nlohmann::json::parse(huge);
   text = j.dump();

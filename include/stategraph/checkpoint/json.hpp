@@ -165,8 +165,10 @@ T decode_value(const nlohmann::json& j, std::string_view what) {
     return checkpoint_error("stategraph: checkpoint value of " + std::string(what) + " does not decode: " + why);
   };
   try {
-    if constexpr (reads_itself<T>()) return read_json_as<T>(j);
-    else return j.template get<T>();
+    if constexpr (reads_itself<T>())
+      return read_json_as<T>(j);
+    else
+      return j.template get<T>();
   } catch (const nlohmann::json::exception& e) {
     throw refuse(e.what());
   } catch (const json_value_error& e) {
@@ -187,7 +189,8 @@ void decode_channel(S& state, std::string_view value, const std::vector<std::str
       v.insert(v.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
     }
   } else if (!appends.empty()) {
-    throw checkpoint_error("stategraph: channel '" + std::string(name) + "' has append pieces but is not an append channel");
+    throw checkpoint_error("stategraph: channel '" + std::string(name) +
+                           "' has append pieces but is not an append channel");
   }
   channel_traits<F>::value(boost::pfr::get<I>(state)) = std::move(v);
 }
@@ -196,8 +199,10 @@ void decode_channel(S& state, std::string_view value, const std::vector<std::str
 
 template <auto C, class V, bool O>
 const V& entry_value(const entry<C, V, O>& e) {
-  if constexpr (O) return *e.value;
-  else return e.value;
+  if constexpr (O)
+    return *e.value;
+  else
+    return e.value;
 }
 
 template <class... E>
@@ -213,7 +218,8 @@ nlohmann::json encode_patch(const patch<E...>& p) {
 
 template <class... E>
 patch<E...> decode_patch(const nlohmann::json& arr) {
-  if (!arr.is_array() || arr.size() != sizeof...(E)) throw checkpoint_error("stategraph: a pending write does not match its node's patch");
+  if (!arr.is_array() || arr.size() != sizeof...(E))
+    throw checkpoint_error("stategraph: a pending write does not match its node's patch");
   patch<E...> p{};
   std::size_t k = 0;
   std::apply(

@@ -83,8 +83,10 @@ I checked_integer(const nlohmann::json& j) {
   switch (j.type()) {
     case nlohmann::json::value_t::number_integer: {
       const std::int64_t v = *j.get_ptr<const nlohmann::json::number_integer_t*>();
-      if constexpr (L::is_signed) fits = v >= static_cast<std::int64_t>(L::min()) && v <= static_cast<std::int64_t>(L::max());
-      else fits = v >= 0 && static_cast<std::uint64_t>(v) <= static_cast<std::uint64_t>(L::max());
+      if constexpr (L::is_signed)
+        fits = v >= static_cast<std::int64_t>(L::min()) && v <= static_cast<std::int64_t>(L::max());
+      else
+        fits = v >= 0 && static_cast<std::uint64_t>(v) <= static_cast<std::uint64_t>(L::max());
       if (fits) return static_cast<I>(v);
       break;
     }
@@ -132,19 +134,23 @@ T read_json_as(const nlohmann::json& j) {
   return v;
 }
 
+template <class K>
+inline constexpr bool map_key_reads_itself = std::is_same_v<K, std::string> || std::is_arithmetic_v<K>;
+
 // Containers whose elements can be made empty first; the rest are left to nlohmann.
 template <class T>
 constexpr bool reads_itself() {
-  if constexpr (std::is_same_v<T, bool> || std::is_arithmetic_v<T>) return true;
+  if constexpr (std::is_same_v<T, bool> || std::is_arithmetic_v<T>)
+    return true;
   else if constexpr (is_sequence<T> || is_set<T> || is_std_array<T>)
     return std::is_default_constructible_v<typename T::value_type>;
   else if constexpr (is_map<T>)
-    return (std::is_same_v<typename T::key_type, std::string> || std::is_arithmetic_v<typename T::key_type>) &&
-           std::is_default_constructible_v<typename T::mapped_type>;
+    return map_key_reads_itself<typename T::key_type> && std::is_default_constructible_v<typename T::mapped_type>;
   else if constexpr (is_instance<T, std::pair>)
     return std::is_default_constructible_v<typename T::first_type> &&
            std::is_default_constructible_v<typename T::second_type>;
-  else return false;
+  else
+    return false;
 }
 
 // Reads `j` into `out` as nlohmann's from_json would for these types, with the numbers

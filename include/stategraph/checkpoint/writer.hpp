@@ -33,8 +33,8 @@ class checkpoint_writer {
   // `version` and their value, an append channel that grew only its new elements (from
   // `sizes_before` on).
   void encode_channels(const S& state, const node_set<channels>& changed, bool whole,
-                       std::array<std::int64_t, channels>& versions, const std::array<std::size_t, channels>& sizes_before,
-                       std::int64_t version) {
+                       std::array<std::int64_t, channels>& versions,
+                       const std::array<std::size_t, channels>& sizes_before, std::int64_t version) {
     for_each_index<channels>([&]<std::size_t I>() {
       channel_put& row = rows[I];
       row.channel = channel_name_at<S, I>();
@@ -125,7 +125,9 @@ template <class App, class NodeIndex>
 void read_position(const nlohmann::json& meta, typename App::position_type& pos, std::int64_t& max_version,
                    NodeIndex&& node_index, std::string_view where) {
   using A = typename App::analysis_type;
-  auto bad = [&](const char* why) { return checkpoint_error("stategraph: " + std::string(where) + " has bad metadata: " + why); };
+  auto bad = [&](const char* why) {
+    return checkpoint_error("stategraph: " + std::string(where) + " has bad metadata: " + why);
+  };
   try {
     pos.step = read_json_as<std::size_t>(meta.at("run_step"));
     for (const auto& n : meta.at("next")) pos.active.set(node_index(n.template get<std::string>()));

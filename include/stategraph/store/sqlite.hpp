@@ -256,9 +256,9 @@ class sqlite_store {
                 " (SELECT count(*) FROM pending_writes)",
                 "counting rows") {}
 
-    detail::sqlite_statement begin_write, begin_read, commit, rollback, last_id, exists, data_version,
-        parent_channels, insert_checkpoint, insert_value, insert_write, latest, info, value_chain, list, read_writes,
-        delete_writes, delete_values, delete_checkpoints, threads, stats;
+    detail::sqlite_statement begin_write, begin_read, commit, rollback, last_id, exists, data_version, parent_channels,
+        insert_checkpoint, insert_value, insert_write, latest, info, value_chain, list, read_writes, delete_writes,
+        delete_values, delete_checkpoints, threads, stats;
   };
 
   static statements prepare(const detail::sqlite_connection& db, const sqlite_options& options) {
@@ -331,7 +331,8 @@ class sqlite_store {
       detail::sqlite_query q(sql_.value_chain);
       q.bind(thread).bind(r.origin).bind(r.channel);
       if (!q.next()) continue;
-      channel_value& ch = out.channels.emplace_back(channel_value{std::string(r.channel), r.version, std::string(q.text(0)), {}});
+      channel_value& ch =
+          out.channels.emplace_back(channel_value{std::string(r.channel), r.version, std::string(q.text(0)), {}});
       while (q.next()) ch.appends.emplace_back(q.text(0));
     }
     return out;
