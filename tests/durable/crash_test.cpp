@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -65,6 +66,20 @@ int trials_from_env() {
 std::int64_t checkpoints_in(const std::string& db) {
   sg::sqlite_store store(db);
   return static_cast<std::int64_t>(store.stats().checkpoints);
+}
+
+// Waits until the child has written `target` checkpoints in all (polling the file through a
+// second connection, as another process may), or has ended. Returns its status if it ended.
+std::optional<int> wait_for_progress(pid_t pid, const std::string& db, std::int64_t target) {
+  sg::sqlite_store store(db);
+  const auto deadline = clock_type::now() + std::chrono::seconds(60);
+  while (clock_type::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
+    if (static_cast<std::int64_t>(store.stats().checkpoints) >= target) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  return std::nullopt;
 }
 
 // The file holds the complete run, step by step, equal to the reference.
@@ -125,16 +140,30 @@ TEST_CASE("a child killed with SIGKILL at random moments resumes to the state of
     durable_test::temp_db file("crash");
     const int kills_this_trial = 1 + static_cast<int>(rng() % 2);
     for (int k = 0; k < kills_this_trial; ++k) {
-      // A moment between the child's start and the time its remaining steps should take.
       const auto before = checkpoints_in(file.path());
-      const auto window = startup_us + static_cast<std::int64_t>(per_checkpoint_us *
-                                                                 static_cast<double>(crash_graph::steps + 1 - before));
-      const auto delay =
-          std::chrono::microseconds(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(window + 1)));
       const pid_t pid = spawn(file.path());
-      std::this_thread::sleep_for(delay);
+      std::optional<int> ended;
+      if (rng() % 2 == 0) {
+        // A moment between the child's start and the time its remaining steps should take:
+        // often in start-up, before the first checkpoint, or after the last.
+        const auto window = startup_us + static_cast<std::int64_t>(
+                                             per_checkpoint_us * static_cast<double>(crash_graph::steps + 1 - before));
+        std::this_thread::sleep_for(
+            std::chrono::microseconds(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(window + 1))));
+      } else {
+        // A moment after a random amount of progress, whatever the machine's load: once the
+        // child has written a chosen checkpoint, within the next one.
+        const auto remaining = crash_graph::steps + 1 - before;
+        const auto target =
+            before + 1 +
+            static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(std::max<std::int64_t>(1, remaining * 3 / 4)));
+        ended = wait_for_progress(pid, file.path(), target);
+        if (!ended)
+          std::this_thread::sleep_for(std::chrono::microseconds(
+              static_cast<std::int64_t>(rng() % (static_cast<std::uint64_t>(per_checkpoint_us) + 1))));
+      }
       ::kill(pid, SIGKILL);
-      const int how = wait_for(pid);
+      const int how = ended ? *ended : wait_for(pid);
       ++kills;
       const auto after = checkpoints_in(file.path());
       if (how == 0)
@@ -155,7 +184,8 @@ TEST_CASE("a child killed with SIGKILL at random moments resumes to the state of
             << " killed mid-run after making progress, " << killed_before_first << " before the first checkpoint, "
             << finished_before_kill << " finished before the kill" << std::endl;
   CHECK(trials >= 1);
-  // Enough kills must land inside runs, after some progress, or the test tests little.
+  // Enough kills must land inside runs, after some progress, or the test tests little (half
+  // of the kills wait for progress, so this holds however loaded the machine is).
   CHECK(killed_mid_run * 5 >= kills);
 }
 

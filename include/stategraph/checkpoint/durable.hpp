@@ -490,13 +490,14 @@ class durable_app {
       auto ours = detail::schema_fields<S>();
       for (const auto& field : ours) {
         auto it = std::find_if(theirs.begin(), theirs.end(), [&](const auto& t) { return t.first == field.first; });
-        if (it == theirs.end()) msg += " " + std::string(field.first) + " (new)";
+        // append(), not operator+: GCC 12 warns falsely (-Wrestrict) on the temporaries.
+        if (it == theirs.end()) msg.append(" ").append(field.first).append(" (new)");
         else if (it->second != field.second)
-          msg += " " + std::string(field.first) + " (" + it->second + " -> " + std::string(field.second) + ")";
+          msg.append(" ").append(field.first).append(" (").append(it->second).append(" -> ").append(field.second).append(")");
       }
       for (const auto& field : theirs)
         if (std::none_of(ours.begin(), ours.end(), [&](const auto& o) { return o.first == field.first; }))
-          msg += " " + field.first + " (removed)";
+          msg.append(" ").append(field.first).append(" (removed)");
       return msg + "; nothing was loaded";
     }
 
