@@ -33,6 +33,7 @@ namespace rules {
 namespace detail {
 using boost::mp11::mp_at_c;
 using boost::mp11::mp_find_if_q;
+using boost::mp11::mp_list;
 using boost::mp11::mp_size;
 
 template <class S>
@@ -142,20 +143,38 @@ constexpr bool check_result() {
   }
 }
 
-// Every `goes`/`sends` target is a node of the graph (or end, for goes).
-template <class Name, class N, class Names>
+// Every `goes`/`sends` target is a node of the graph (or end, for goes): Bad is the first
+// that is not (void when all are), found by the caller with the graph's name table.
+template <class Name, class Bad>
 constexpr bool check_targets() {
-  using tr = node_traits<N>;
-  using targets = boost::mp11::mp_append<typename tr::goes_list, typename tr::sends_list>;
-  using allowed = boost::mp11::mp_push_back<Names, end>;
-  constexpr std::size_t bad = detail::mp_find_if_q<targets, detail::not_in<allowed>>::value;
-  if constexpr (bad < detail::mp_size<targets>::value) {
-    (void)SG005_target_is_not_a_node_of_the_graph<Name, detail::mp_at_c<targets, bad>>{};
+  if constexpr (!std::is_void_v<Bad>) {
+    (void)SG005_target_is_not_a_node_of_the_graph<Name, Bad>{};
     return false;
   } else {
     return true;
   }
 }
+namespace detail {
+template <class A>
+struct not_a_node_of {
+  template <class T>
+  using fn = std::bool_constant<!std::is_same_v<T, end> &&
+                                stategraph::detail::position_in<T>(A::name_index) == stategraph::detail::none>;
+};
+template <class Targets, std::size_t Bad, bool Found = (Bad < mp_size<Targets>::value)>
+struct stray_at {
+  using type = mp_at_c<Targets, Bad>;
+};
+template <class Targets, std::size_t Bad>
+struct stray_at<Targets, Bad, false> {
+  using type = void;
+};
+template <class A, class N>
+struct first_stray_target {
+  using targets = boost::mp11::mp_append<typename node_traits<N>::goes_list, typename node_traits<N>::sends_list>;
+  using type = typename stray_at<targets, mp_find_if_q<targets, not_a_node_of<A>>::value>::type;
+};
+}  // namespace detail
 
 // SG012: with a known context (at invoke), every declared seam must be provided.
 template <class Name, class N, class Ctx>
@@ -173,12 +192,8 @@ constexpr bool check_seam() {
 
 // The node's call: as a send target (view and payload) when it cannot be called plainly,
 // otherwise with its view (and the context); then what it returns.
-template <class A, std::size_t I, class Ctx>
+template <class S, class Name, class N, class Ctx, class payload>
 constexpr bool check_node_call() {
-  using S = typename A::state_type;
-  using Name = detail::mp_at_c<typename A::names, I>;
-  using N = typename A::template node<I>;
-  using payload = typename payload_of<A, Name>::type;
   constexpr bool plain = stategraph::detail::callable_with<N, S, Ctx>();
   if constexpr (!std::is_void_v<payload> && !plain) {  // runs only as a send target
     if constexpr (!check_send_call<S, Name, N, Ctx, payload>()) return false;
@@ -192,31 +207,27 @@ constexpr bool check_node_call() {
   }
 }
 
-template <class A, std::size_t I, class Ctx>
+// One node's checks. The arguments are the node's own types (not the graph, see
+// schedule.hpp on symbol names); StrayTarget and Payload come from the graph's tables.
+template <class S, class Name, class N, class Ctx, class StrayTarget, class Payload>
 constexpr bool check_node() {
-  using S = typename A::state_type;
-  using Name = detail::mp_at_c<typename A::names, I>;
-  using N = typename A::template node<I>;
   if constexpr (!check_channels_belong<S, Name, N>()) return false;
-  else if constexpr (!check_targets<Name, N, typename A::names>()) return false;
+  else if constexpr (!check_targets<Name, StrayTarget>()) return false;
   else if constexpr (!check_seam<Name, N, Ctx>()) return false;  // before anything calls the node with Ctx
-  else if constexpr (!check_node_call<A, I, Ctx>()) return false;  // if constexpr: see check_nodes
+  else if constexpr (!check_node_call<S, Name, N, Ctx, Payload>()) return false;  // if constexpr: see check_nodes
   else return true;
 }
 
-template <class A, std::size_t B>
+template <class S, class R, class GoType>
 constexpr bool check_router() {
-  using S = typename A::state_type;
-  using parts = typename A::template branch_parts<typename A::template branch_at<B>>;
-  using R = typename parts::router;
   if constexpr (!check_channels_belong<S, R, R>()) {
     return false;
   } else if constexpr (!std::is_invocable_v<const R&, stategraph::detail::node_view_t<R, S>>) {
     (void)SG011_call_operator_does_not_accept_the_view<R, stategraph::detail::node_view_t<R, S>>{};
     return false;
-  } else if constexpr (!is_go<typename parts::go_type>::value &&
-                     !stategraph::detail::send_traits<typename parts::go_type>::is_send) {
-    (void)SG011_node_returns_unsupported_type<R, typename parts::go_type>{};
+  } else if constexpr (!is_go<GoType>::value &&
+                     !stategraph::detail::send_traits<GoType>::is_send) {
+    (void)SG011_node_returns_unsupported_type<R, GoType>{};
     return false;
   } else {
     return true;
@@ -227,19 +238,22 @@ constexpr bool check_router() {
 
 namespace detail {
 // A graph names a lambda node by its tag: the tag stands for the node bound to it.
+// (A class, not a variable template: an instantiated variable is a symbol whose name would
+// carry the graph type, see schedule.hpp.)
 template <class A, class T>
-inline constexpr bool names_a_node = stategraph::detail::node_like<typename A::template resolve_t<T>>;
+struct names_a_node : std::bool_constant<stategraph::detail::node_like<typename A::template resolve_t<T>>> {};
 
 template <class A, class E>
 struct element_ok : std::true_type {};
 template <class A, class From, class To>
 struct element_ok<A, edge<From, To>>
-    : std::bool_constant<(std::is_same_v<From, start> || names_a_node<A, From>) &&
-                         (std::is_same_v<To, end> || names_a_node<A, To>)> {};
+    : std::bool_constant<(std::is_same_v<From, start> || names_a_node<A, From>::value) &&
+                         (std::is_same_v<To, end> || names_a_node<A, To>::value)> {};
 template <class A, class Src, class R>
-struct element_ok<A, branch<Src, R>> : std::bool_constant<names_a_node<A, Src>> {};
+struct element_ok<A, branch<Src, R>> : std::bool_constant<names_a_node<A, Src>::value> {};
 template <class A, class T, class... Ss>
-struct element_ok<A, join<T, Ss...>> : std::bool_constant<names_a_node<A, T> && (names_a_node<A, Ss> && ...)> {};
+struct element_ok<A, join<T, Ss...>>
+    : std::bool_constant<names_a_node<A, T>::value && (names_a_node<A, Ss>::value && ...)> {};
 
 template <class E>
 struct element_ends {
@@ -272,26 +286,21 @@ template <class G, class A = analysis<G>>
 constexpr bool check_elements() {
   using elements = typename G::elements;
   constexpr std::size_t bad = detail::mp_find_if_q<elements, detail::element_bad<A>>::value;
-  using unique = boost::mp11::mp_unique<elements>;
+  // The first element declared twice: the name table's lookup finds no position for a type
+  // that two of its bases carry (O(1) per element, where mp_unique is O(elements²)).
+  constexpr std::size_t dup = []<class... E>(detail::mp_list<E...>*) {
+    using table = stategraph::detail::name_table<elements>;
+    constexpr std::array<bool, sizeof...(E)> once{
+        (stategraph::detail::position_in<E>(static_cast<const table*>(nullptr)) != stategraph::detail::none)...};
+    for (std::size_t k = 0; k < once.size(); ++k)
+      if (!once[k]) return k;
+    return once.size();
+  }(static_cast<elements*>(nullptr));
   if constexpr (bad < detail::mp_size<elements>::value) {
     using ends = detail::element_ends<detail::mp_at_c<elements, bad>>;
     (void)SG005_edge_names_something_that_is_not_a_node<typename ends::from, typename ends::to>{};
     return false;
-  } else if constexpr (detail::mp_size<unique>::value != detail::mp_size<elements>::value) {
-    // the first element that appears again later
-    constexpr std::size_t dup = [] {
-      std::size_t found = 0, i = 0;
-      bool done = false;
-      boost::mp11::mp_for_each<boost::mp11::mp_iota_c<detail::mp_size<elements>::value>>([&](auto k) {
-        using E = detail::mp_at_c<elements, decltype(k)::value>;
-        if (!done && boost::mp11::mp_find<elements, E>::value != decltype(k)::value) {
-          found = i;
-          done = true;
-        }
-        ++i;
-      });
-      return found;
-    }();
+  } else if constexpr (dup < detail::mp_size<elements>::value) {
     using ends = detail::element_ends<detail::mp_at_c<elements, dup>>;
     (void)SG005_edge_declared_twice<typename ends::from, typename ends::to>{};
     return false;
@@ -312,13 +321,9 @@ struct graph_facts {
   using stages = boost::mp11::mp_unique<boost::mp11::mp_transform<stage_of, typename A::nodes>>;
   static constexpr std::size_t k = detail::mp_size<stages>::value;
 
-  static constexpr std::array<std::size_t, n> stage_index = [] {
-    std::array<std::size_t, n> out{};
-    stategraph::detail::for_each_index<n>([&]<std::size_t I>() {
-      out[I] = boost::mp11::mp_find<stages, stage_of<typename A::template node<I>>>::value;
-    });
-    return out;
-  }();
+  static constexpr std::array<std::size_t, n> stage_index = []<class... N>(detail::mp_list<N...>*) {
+    return std::array<std::size_t, n>{boost::mp11::mp_find<stages, stage_of<N>>::value...};
+  }(static_cast<typename A::nodes*>(nullptr));
   static constexpr std::array<std::array<bool, k>, k> allowed = [] {
     std::array<std::array<bool, k>, k> out{};
     stategraph::detail::for_each_index<k>([&]<std::size_t X>() {
@@ -339,25 +344,16 @@ struct graph_facts {
       if constexpr (A::reactive) out[i] |= A::may_wake(i);
     }
     for (auto& row : A::table.join_rows)
-      for (std::size_t i = 0; i < n; ++i)
-        if (row.sources.test(i) && row.into < n) out[i].set(row.into);
-    stategraph::detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
-      constexpr std::size_t src = A::template branch_source<B>;
-      if constexpr (src < n)
-        for (auto t : A::template branch_targets<B>)
-          if (t < n) out[src].set(t);
-    });
+      if (row.into < n) row.sources.for_each([&](std::size_t i) { out[i].set(row.into); });
+    for (const auto& b : A::branch_table)
+      if (b.source < n) out[b.source] |= b.targets;
     return out;
   }();
   static constexpr std::array<bool, n> ends = [] {
     std::array<bool, n> out{};
     for (std::size_t i = 0; i < n; ++i) out[i] = A::table.to_end[i] || A::table.goes_end[i];
-    stategraph::detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
-      constexpr std::size_t src = A::template branch_source<B>;
-      if constexpr (src < n)
-        for (auto t : A::template branch_targets<B>)
-          if (t == stategraph::detail::none) out[src] = true;
-    });
+    for (const auto& b : A::branch_table)
+      if (b.source < n && b.to_end) out[b.source] = true;
     return out;
   }();
 
@@ -365,10 +361,13 @@ struct graph_facts {
     std::size_t from = n, to = n;
   };
   static constexpr pair crossing = [] {
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < n; ++j)
-        if (next[i].test(j) && !allowed[stage_index[i]][stage_index[j]]) return pair{i, j};
-    return pair{};
+    pair p{};
+    if constexpr (!std::is_same_v<L, no_lattice>)
+      for (std::size_t i = 0; i < n && p.from == n; ++i)
+        next[i].for_each([&](std::size_t j) {
+          if (p.from == n && !allowed[stage_index[i]][stage_index[j]]) p = pair{i, j};
+        });
+    return p;
   }();
 
   struct crowded {
@@ -391,21 +390,20 @@ struct graph_facts {
     return c;
   }();
 
-  // Both walks visit each node once (a work list), so they cost O(N·N/64), not O(N³).
+  // Both walks visit each node and each hand-over once (a work list over the members of
+  // each set), so they cost O(N·N/64 + hand-overs) steps, not O(N²) or O(N³): the constant
+  // evaluators cap the steps of one evaluation (Clang at 2^20).
   static constexpr std::size_t unreachable = [] {
     typename A::set seen = A::table.from_start;
     if constexpr (A::reactive) seen |= A::wakes_on_input;
     std::array<std::size_t, n + 1> todo{};
     std::size_t top = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      if (seen.test(i)) todo[top++] = i;
+    seen.for_each([&](std::size_t i) { todo[top++] = i; });
     while (top > 0) {
-      std::size_t i = todo[--top];
-      for (std::size_t j = 0; j < n; ++j)
-        if (next[i].test(j) && !seen.test(j)) {
-          seen.set(j);
-          todo[top++] = j;
-        }
+      typename A::set fresh = next[todo[--top]];
+      fresh.remove(seen);
+      seen |= fresh;
+      fresh.for_each([&](std::size_t j) { todo[top++] = j; });
     }
     for (std::size_t i = 0; i < n; ++i)
       if (!seen.test(i)) return i;
@@ -414,22 +412,21 @@ struct graph_facts {
   static constexpr std::size_t dead_end = [] {
     // Walk backwards from the nodes that reach end, through each node's predecessors.
     std::array<typename A::set, n> before{};
+    for (std::size_t i = 0; i < n; ++i) next[i].for_each([&](std::size_t j) { before[j].set(i); });
+    typename A::set reached{};
     for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < n; ++j)
-        if (next[i].test(j)) before[j].set(i);
-    std::array<bool, n> reaches = ends;
+      if (ends[i]) reached.set(i);
     std::array<std::size_t, n + 1> todo{};
     std::size_t top = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      if (reaches[i]) todo[top++] = i;
+    reached.for_each([&](std::size_t i) { todo[top++] = i; });
     while (top > 0) {
-      std::size_t j = todo[--top];
-      for (std::size_t i = 0; i < n; ++i)
-        if (before[j].test(i) && !reaches[i]) {
-          reaches[i] = true;
-          todo[top++] = i;
-        }
+      typename A::set fresh = before[todo[--top]];
+      fresh.remove(reached);
+      reached |= fresh;
+      fresh.for_each([&](std::size_t i) { todo[top++] = i; });
     }
+    std::array<bool, n> reaches{};
+    for (std::size_t i = 0; i < n; ++i) reaches[i] = reached.test(i);
     // Name a node with no way out at all before one that only leads to such a node: the
     // first is where an edge is missing.
     for (std::size_t i = 0; i < n; ++i)
@@ -443,24 +440,19 @@ struct graph_facts {
   static constexpr std::size_t c = channel_count<S>;
   using channel_set = stategraph::detail::node_set<c>;
   template <class V>
-  static constexpr bool is_last_value_channel =
-      channel_traits<field_of<V::value>>::kind != channel_kind::accumulator;
-  static constexpr std::array<channel_set, n> last_value_writes = [] {
-    std::array<channel_set, n> out{};
-    stategraph::detail::for_each_index<n>([&]<std::size_t I>() {
-      using list = typename node_traits<typename A::template node<I>>::writes_type::list;
-      boost::mp11::mp_for_each<list>([&]<class V>(V) {
-        if constexpr (std::is_same_v<state_of<V::value>, S>)
-          if constexpr (is_last_value_channel<V>) out[I].set(channel_index<S, V::value>());
-      });
-    });
-    return out;
-  }();
+  using last_value_channel = std::bool_constant<channel_traits<field_of<V::value>>::kind != channel_kind::accumulator>;
+  template <class N>
+  using last_value_list = boost::mp11::mp_copy_if<typename node_traits<N>::writes_type::list, last_value_channel>;
+  static constexpr std::array<channel_set, n> last_value_writes = []<class... N>(detail::mp_list<N...>*) {
+    return std::array<channel_set, n>{
+        stategraph::detail::channel_bits<S>(static_cast<last_value_list<N>*>(nullptr))...};
+  }(static_cast<typename A::nodes*>(nullptr));
   static constexpr bool conflict_possible = [] {
+    channel_set written{};  // by some node seen so far
     for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = i + 1; j < n; ++j)
-        if (last_value_writes[i].intersects(last_value_writes[j])) return true;
+      if (written.intersects(last_value_writes[i])) return true;
       if (A::send_targets.test(i) && last_value_writes[i].any()) return true;  // it may run many times in a step
+      written |= last_value_writes[i];
     }
     return false;
   }();
@@ -472,17 +464,20 @@ struct graph_facts {
       return conflict{};
     } else {
       constexpr auto& together = A::may_run_together;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (A::send_targets.test(i) && last_value_writes[i].any())
+      conflict found{};
+      for (std::size_t i = 0; i < n && found.first == n; ++i) {
+        if (!last_value_writes[i].any()) continue;
+        if (A::send_targets.test(i)) {
           for (std::size_t ch = 0; ch < c; ++ch)
             if (last_value_writes[i].test(ch)) return conflict{i, i, ch};
-        for (std::size_t j = i + 1; j < n; ++j) {
-          if (!together.with[i].test(j)) continue;
-          for (std::size_t ch = 0; ch < c; ++ch)
-            if (last_value_writes[i].test(ch) && last_value_writes[j].test(ch)) return conflict{i, j, ch};
         }
+        together.with[i].for_each([&](std::size_t j) {
+          if (j <= i || found.first != n || !last_value_writes[i].intersects(last_value_writes[j])) return;
+          for (std::size_t ch = 0; ch < c; ++ch)
+            if (found.first == n && last_value_writes[i].test(ch) && last_value_writes[j].test(ch)) found = {i, j, ch};
+        });
       }
-      return conflict{};
+      return found;
     }
   }();
 };
@@ -533,13 +528,18 @@ constexpr bool check_graph() {
 // lambdas or plain calls: each check is then instantiated while its caller is, not during
 // constant evaluation, so GCC prints no "in 'constexpr' expansion of" lines (each one
 // carrying the whole graph type) before the diagnostic.
-template <class A, std::size_t... B>
-constexpr bool check_routers(std::index_sequence<B...>) {
-  return (std::bool_constant<check_router<A, B>()>::value && ...);
+template <class A, class... Br>
+constexpr bool check_routers(detail::mp_list<Br...>*) {
+  return (std::bool_constant<check_router<typename A::state_type, typename A::template branch_parts<Br>::router,
+                                          typename A::template branch_parts<Br>::go_type>()>::value &&
+          ...);
 }
-template <class A, class Ctx, std::size_t... I>
-constexpr bool check_nodes(std::index_sequence<I...>) {
-  return (std::bool_constant<check_node<A, I, Ctx>()>::value && ...);
+template <class A, class Ctx, class... Name, class... N>
+constexpr bool check_nodes(detail::mp_list<Name...>*, detail::mp_list<N...>*) {
+  return (std::bool_constant<check_node<typename A::state_type, Name, N, Ctx,
+                                        typename detail::first_stray_target<A, N>::type,
+                                        typename payload_of<A, Name>::type>()>::value &&
+          ...);
 }
 
 // All rules, in the order that keeps one mistake to one message: the elements of the graph,
@@ -547,8 +547,9 @@ constexpr bool check_nodes(std::index_sequence<I...>) {
 template <class G, class A, class Ctx = stategraph::detail::no_context>
 constexpr bool check_all() {
   if constexpr (!check_elements<G, A>()) return false;
-  else if constexpr (!check_routers<A>(std::make_index_sequence<A::branch_count>{})) return false;
-  else if constexpr (!check_nodes<A, Ctx>(std::make_index_sequence<A::size>{})) return false;
+  else if constexpr (!check_routers<A>(static_cast<typename A::branches*>(nullptr))) return false;
+  else if constexpr (!check_nodes<A, Ctx>(static_cast<typename A::names*>(nullptr), static_cast<typename A::nodes*>(nullptr)))
+    return false;
   else if constexpr (!check_graph<A>()) return false;
   else return true;
 }

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <type_traits>
 #include <vector>
@@ -74,18 +75,62 @@ struct resolve {
 
 inline constexpr std::size_t none = static_cast<std::size_t>(-1);
 
+// Compile time grows with the length of symbol names too: GCC mangles every function and
+// variable it instantiates, and a name that carries the graph type is as long as the graph.
+// So what is instantiated once per node, edge or branch is keyed by that element's own
+// types only (position_in<T>, channel_bits<S, ...>), never by the graph or its name list;
+// the per-element work is pack expansions inside a few graph-wide functions.
+
 template <class T, class Names>
 constexpr std::size_t index_or_none() {
-  if constexpr (contains<T, Names>) return index_in<T, Names>;
-  else return none;
+  return position_in<T>(static_cast<const name_table<Names>*>(nullptr));
 }
+
+// The channels (of S) a list of value_t<&S::x> names.
+template <class S, class... V>
+constexpr node_set<channel_count<S>> channel_bits(mp_list<V...>*) {
+  node_set<channel_count<S>> out{};
+  ((std::is_same_v<state_of<V::value>, S> ? out.set(channel_index<S, V::value>()) : void()), ...);
+  return out;
+}
+
+// Where an edge starts and ends, as node indices or these two codes.
+inline constexpr std::size_t at_start = none - 1;
+inline constexpr std::size_t at_end = none - 2;
+
+template <class E>
+struct edge_ends;
+template <class A, class B>
+struct edge_ends<edge<A, B>> {
+  using from = A;
+  using to = B;
+};
 
 template <class Names, class List>
 constexpr auto indices_of(List*) {
-  return []<class... Ts>(mp_list<Ts...>*) {
-    return std::array<std::size_t, sizeof...(Ts)>{index_or_none<Ts, Names>()...};
-  }(static_cast<List*>(nullptr));
+  return positions(static_cast<const name_table<Names>*>(nullptr), static_cast<List*>(nullptr));
 }
+
+template <class T>
+constexpr std::size_t endpoint_code(std::size_t found) {
+  return std::is_same_v<T, start> ? at_start : std::is_same_v<T, end> ? at_end : found;
+}
+
+template <class J>
+struct join_parts;
+template <class T, class... S>
+struct join_parts<join<T, S...>> {
+  using target = T;
+  using sources = mp_list<S...>;
+};
+template <class J>
+using join_target = typename join_parts<J>::target;
+template <class J>
+using join_sources = typename join_parts<J>::sources;
+template <class N>
+using goes_of = typename node_traits<N>::goes_list;
+template <class N>
+using sends_of = typename node_traits<N>::sends_list;
 
 }  // namespace detail
 
@@ -109,8 +154,10 @@ struct analysis {
   static constexpr std::size_t size = boost::mp11::mp_size<names>::value;
   using set = detail::node_set<size>;
 
+  // A lookup is one overload resolution against this table's bases (see position_in).
+  static constexpr const detail::name_table<names>* name_index = nullptr;
   template <class T>
-  static constexpr std::size_t index = detail::index_or_none<T, names>();
+  static constexpr std::size_t index = detail::position_in<T>(name_index);
 
   template <std::size_t I>
   using node = boost::mp11::mp_at_c<nodes, I>;
@@ -125,10 +172,6 @@ struct analysis {
     std::size_t into;  // the join's target
     set sources;
   };
-  struct branch_row {
-    std::size_t source;
-    std::vector<std::size_t> targets;  // none stands for end
-  };
 
   struct tables {
     set from_start{};
@@ -140,32 +183,50 @@ struct analysis {
     std::array<join_row, join_count> join_rows{};
   };
 
+  // Each edge's ends, read in one pack expansion (not one instantiated lambda per edge).
+  struct edge_row {
+    std::size_t from, into;  // not `to`: a member named so would parse as sg::to<...>
+  };
+  static constexpr auto edge_rows = []<class... E>(detail::mp_list<E...>*) {
+    return std::array<edge_row, sizeof...(E)>{
+        edge_row{detail::endpoint_code<typename detail::edge_ends<E>::from>(
+                     detail::position_in<typename detail::edge_ends<E>::from>(name_index)),
+                 detail::endpoint_code<typename detail::edge_ends<E>::to>(
+                     detail::position_in<typename detail::edge_ends<E>::to>(name_index))}...};
+  }(static_cast<edges*>(nullptr));
+
   static constexpr tables make_tables() {
     tables t{};
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, edges>>([&]<class E>(std::type_identity<E>) {
-      [&]<class A, class B>(edge<A, B>*) {
-        constexpr std::size_t a = index<A>, b = index<B>;
-        if constexpr (std::is_same_v<A, start> && b != detail::none) t.from_start.set(b);
-        else if constexpr (a != detail::none && std::is_same_v<B, end>) t.to_end[a] = true;
-        else if constexpr (a != detail::none && b != detail::none) t.successors[a].set(b);
-      }(static_cast<E*>(nullptr));
-    });
-    std::size_t j = 0;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, joins>>([&]<class E>(std::type_identity<E>) {
-      [&]<class T, class... S>(join<T, S...>*) {
-        t.join_rows[j].into = index<T>;
-        ((index<S> != detail::none ? t.join_rows[j].sources.set(index<S>) : void()), ...);
-      }(static_cast<E*>(nullptr));
-      ++j;
-    });
-    detail::for_each_index<size>([&]<std::size_t I>() {
-      using tr = node_traits<node<I>>;
-      for (auto k : detail::indices_of<names>(static_cast<typename tr::goes_list*>(nullptr)))
-        if (k != detail::none) t.goes[I].set(k);
-      t.goes_end[I] = detail::contains<end, typename tr::goes_list>;
-      for (auto k : detail::indices_of<names>(static_cast<typename tr::sends_list*>(nullptr)))
-        if (k != detail::none) t.sends[I].set(k);
-    });
+    for (const auto& e : edge_rows) {
+      if (e.from == detail::at_start && e.into < size) t.from_start.set(e.into);
+      else if (e.from < size && e.into == detail::at_end) t.to_end[e.from] = true;
+      else if (e.from < size && e.into < size) t.successors[e.from].set(e.into);
+    }
+    using boost::mp11::mp_flatten;
+    using boost::mp11::mp_transform;
+    constexpr auto into = detail::positions(name_index, static_cast<mp_transform<detail::join_target, joins>*>(nullptr));
+    constexpr auto from = detail::positions(name_index, static_cast<mp_flatten<mp_transform<detail::join_sources, joins>>*>(nullptr));
+    constexpr auto fan_in = detail::list_sizes(static_cast<mp_transform<detail::join_sources, joins>*>(nullptr));
+    for (std::size_t j = 0, k = 0; j < join_count; ++j) {
+      t.join_rows[j].into = into[j];
+      for (std::size_t e = 0; e < fan_in[j]; ++e, ++k)
+        if (from[k] != detail::none) t.join_rows[j].sources.set(from[k]);
+    }
+    using goes_lists = mp_transform<detail::goes_of, nodes>;
+    using sends_lists = mp_transform<detail::sends_of, nodes>;
+    constexpr auto goes_to = detail::positions(name_index, static_cast<mp_flatten<goes_lists>*>(nullptr));
+    constexpr auto goes_n = detail::list_sizes(static_cast<goes_lists*>(nullptr));
+    constexpr auto sends_to = detail::positions(name_index, static_cast<mp_flatten<sends_lists>*>(nullptr));
+    constexpr auto sends_n = detail::list_sizes(static_cast<sends_lists*>(nullptr));
+    t.goes_end = []<class... L>(detail::mp_list<L...>*) {
+      return std::array<bool, size>{detail::contains<end, L>...};
+    }(static_cast<goes_lists*>(nullptr));
+    for (std::size_t i = 0, g = 0, s = 0; i < size; ++i) {
+      for (std::size_t e = 0; e < goes_n[i]; ++e, ++g)
+        if (goes_to[g] != detail::none) t.goes[i].set(goes_to[g]);
+      for (std::size_t e = 0; e < sends_n[i]; ++e, ++s)
+        if (sends_to[s] != detail::none) t.sends[i].set(sends_to[s]);
+    }
     return t;
   }
   static constexpr tables table = make_tables();
@@ -194,15 +255,56 @@ struct analysis {
       boost::mp11::mp_rename<typename branch_parts<branch_at<B>>::targets, go>>;
   template <std::size_t B>
   static constexpr bool branch_sends = detail::send_traits<typename branch_parts<branch_at<B>>::go_type>::is_send;
+
+  // Every branch once, as data: the constant evaluations below loop over this table rather
+  // than instantiate code per branch.
+  struct branch_info {
+    std::size_t source = detail::none;
+    set targets{};
+    bool to_end = false;  // a target is end
+    bool all = false;     // go_all: any subset of the targets
+    bool sends = false;
+    std::size_t count = 0;
+    std::array<std::size_t, 64> target_list{};  // in declaration order, none for end
+  };
+  template <class Br>
+  using branch_source_t = typename branch_parts<Br>::source;
+  template <class Br>
+  using branch_targets_t = typename branch_parts<Br>::targets;
+  static constexpr std::array<branch_info, branch_count> make_branch_table() {
+    using boost::mp11::mp_transform;
+    std::array<branch_info, branch_count> out{};
+    constexpr auto sources = detail::positions(name_index, static_cast<mp_transform<branch_source_t, branches>*>(nullptr));
+    constexpr auto targets =
+        detail::positions(name_index, static_cast<boost::mp11::mp_flatten<mp_transform<branch_targets_t, branches>>*>(nullptr));
+    constexpr auto counts = detail::list_sizes(static_cast<mp_transform<branch_targets_t, branches>*>(nullptr));
+    constexpr auto kinds = []<class... Br>(detail::mp_list<Br...>*) {
+      return std::array<std::array<bool, 2>, branch_count>{std::array<bool, 2>{
+          !std::is_same_v<typename branch_parts<Br>::go_type, boost::mp11::mp_rename<typename branch_parts<Br>::targets, go>>,
+          detail::send_traits<typename branch_parts<Br>::go_type>::is_send}...};
+    }(static_cast<branches*>(nullptr));
+    for (std::size_t b = 0, k = 0; b < branch_count; ++b) {
+      branch_info& info = out[b];
+      info.source = sources[b];
+      info.all = kinds[b][0];
+      info.sends = kinds[b][1];
+      info.count = counts[b];
+      for (std::size_t e = 0; e < counts[b]; ++e, ++k) {
+        if (e < info.target_list.size()) info.target_list[e] = targets[k];
+        if (targets[k] == detail::none) info.to_end = true;
+        else info.targets.set(targets[k]);
+      }
+    }
+    return out;
+  }
+  static constexpr std::array<branch_info, branch_count> branch_table = make_branch_table();
+
   // Every node that may receive sends (and so may run several times in one step).
   static constexpr set send_targets = [] {
     set out{};
     for (std::size_t i = 0; i < size; ++i) out |= table.sends[i];
-    detail::for_each_index<branch_count>([&]<std::size_t B>() {
-      if constexpr (branch_sends<B>)
-        for (auto t : branch_targets<B>)
-          if (t != detail::none) out.set(t);
-    });
+    for (const auto& b : branch_table)
+      if (b.sends) out |= b.targets;
     return out;
   }();
 
@@ -216,11 +318,9 @@ struct analysis {
       if (table.sends[i].any()) return true;
     return false;
   }();
-  static constexpr bool any_subscribes = [] {
-    bool any = false;
-    detail::for_each_index<size>([&]<std::size_t I>() { any = any || node_traits<node<I>>::declares_subscribes; });
-    return any;
-  }();
+  static constexpr bool any_subscribes = []<class... N>(detail::mp_list<N...>*) {
+    return (node_traits<N>::declares_subscribes || ... || false);
+  }(static_cast<nodes*>(nullptr));
 
   // ---- reactive nodes: scheduled in the step after a subscribed channel changed ------------
   //
@@ -238,21 +338,26 @@ struct analysis {
   };
   static constexpr reactive_tables make_reactive() {
     reactive_tables t{};
-    detail::for_each_index<size>([&]<std::size_t I>() {
-      using tr = node_traits<node<I>>;
-      boost::mp11::mp_for_each<typename tr::writes_type::list>([&]<class V>(V) {
-        if constexpr (std::is_same_v<state_of<V::value>, state_type>) t.writes[I].set(channel_index<state_type, V::value>());
-      });
-      if constexpr (!reactive) return;
-      if constexpr (tr::declares_subscribes) {
-        boost::mp11::mp_for_each<typename tr::subscribes_list>([&]<class V>(V) {
-          if constexpr (std::is_same_v<state_of<V::value>, state_type>)
-            t.subscribers[channel_index<state_type, V::value>()].set(I);
-        });
-      } else if constexpr (!tr::declares_reads && !tr::declares_writes) {
-        for (std::size_t c = 0; c < channels; ++c) t.subscribers[c].set(I);
+    t.writes = []<class... N>(detail::mp_list<N...>*) {
+      return std::array<channel_set, size>{
+          detail::channel_bits<state_type>(static_cast<typename node_traits<N>::writes_type::list*>(nullptr))...};
+    }(static_cast<nodes*>(nullptr));
+    if constexpr (reactive) {
+      // Per node: the channels it subscribes to; a node that declares nothing at all wakes on any.
+      constexpr auto subscribed = []<class... N>(detail::mp_list<N...>*) {
+        return std::array<channel_set, size>{detail::channel_bits<state_type>(
+            static_cast<typename node_traits<N>::subscribes_list*>(nullptr))...};
+      }(static_cast<nodes*>(nullptr));
+      constexpr auto wakes_on_any = []<class... N>(detail::mp_list<N...>*) {
+        return std::array<bool, size>{(!node_traits<N>::declares_subscribes && !node_traits<N>::declares_reads &&
+                                       !node_traits<N>::declares_writes)...};
+      }(static_cast<nodes*>(nullptr));
+      for (std::size_t i = 0; i < size; ++i) {
+        subscribed[i].for_each([&](std::size_t c) { t.subscribers[c].set(i); });
+        if (wakes_on_any[i])
+          for (std::size_t c = 0; c < channels; ++c) t.subscribers[c].set(i);
       }
-    });
+    }
     return t;
   }
   static constexpr reactive_tables reactivity = make_reactive();
@@ -260,8 +365,7 @@ struct analysis {
   // The nodes woken by a change of any channel in `changed`.
   static constexpr set woken_by(const channel_set& changed) {
     set out{};
-    for (std::size_t c = 0; c < channels; ++c)
-      if (changed.test(c)) out |= reactivity.subscribers[c];
+    changed.for_each([&](std::size_t c) { out |= reactivity.subscribers[c]; });
     return out;
   }
   // Every node a run of `i` may wake (through the channels it may write).
@@ -274,17 +378,74 @@ struct analysis {
 
   // ---- abstract runs: every frontier a run can reach, ignoring channel values ----------
 
+  // What the exploration remembers of the joins: one bit per (join, source) pair, so that
+  // a state is a few words, not one node set per join (copying and comparing states is
+  // most of the exploration's steps).
+  static constexpr std::size_t join_slots = [] {
+    std::size_t k = 0;
+    for (const auto& row : table.join_rows) k += row.sources.count();
+    return k;
+  }();
+  using slot_set = detail::node_set<join_slots>;
+  using join_set = detail::node_set<join_count>;
+  struct join_slot_tables {
+    std::array<slot_set, join_count> of_join{};  // the slots of join j
+    std::array<slot_set, size> of_node{};        // the slots where node i is a source
+    std::array<join_set, size> joins_of{};       // the joins node i is a source or the target of
+    join_set unfed{};                            // joins without sources among the nodes
+  };
+  static constexpr join_slot_tables make_join_slots() {
+    join_slot_tables t{};
+    std::size_t k = 0;
+    for (std::size_t j = 0; j < join_count; ++j) {
+      const auto& row = table.join_rows[j];
+      if (row.into < size) t.joins_of[row.into].set(j);
+      if (!row.sources.any()) t.unfed.set(j);
+      row.sources.for_each([&](std::size_t i) {
+        t.of_join[j].set(k);
+        t.of_node[i].set(k);
+        t.joins_of[i].set(j);
+        ++k;
+      });
+    }
+    return t;
+  }
+  static constexpr join_slot_tables join_slot_table = make_join_slots();
+
   struct abstract_state {
     set frontier{};
-    std::array<set, join_count> arrived{};
+    slot_set arrived{};
     friend constexpr bool operator==(const abstract_state&, const abstract_state&) = default;
+    constexpr std::uint64_t hash() const { return arrived.hash(frontier.hash()); }
+  };
+
+  // The states seen so far, with an open-addressing hash index: a lookup costs O(1)
+  // comparisons, not one per state seen (O(states²) steps over a run of the exploration).
+  struct state_index {
+    std::vector<abstract_state> states;
+    std::vector<std::size_t> slots = std::vector<std::size_t>(64, detail::none);
+
+    constexpr std::size_t slot_of(const abstract_state& s) const {
+      std::size_t mask = slots.size() - 1, at = static_cast<std::size_t>(s.hash()) & mask;
+      while (slots[at] != detail::none && !(states[slots[at]] == s)) at = (at + 1) & mask;
+      return at;
+    }
+    constexpr bool contains(const abstract_state& s) const { return slots[slot_of(s)] != detail::none; }
+    constexpr void insert(const abstract_state& s) {  // s is not yet in
+      if (2 * (states.size() + 1) > slots.size()) {
+        slots = std::vector<std::size_t>(2 * slots.size(), detail::none);
+        for (std::size_t k = 0; k < states.size(); ++k) slots[slot_of(states[k])] = k;
+      }
+      slots[slot_of(s)] = states.size();
+      states.push_back(s);
+    }
+    constexpr std::size_t size() const { return states.size(); }
   };
 
   // The part of the next frontier that does not depend on choices, and updates `arrived`.
   static constexpr set static_next(const set& ran, std::array<set, join_count>& arrived) {
     set next{};
-    for (std::size_t i = 0; i < size; ++i)
-      if (ran.test(i)) next |= table.successors[i];
+    ran.for_each([&](std::size_t i) { next |= table.successors[i]; });
     for (std::size_t j = 0; j < join_count; ++j) {
       auto& row = table.join_rows[j];
       if (row.into < size && ran.test(row.into)) arrived[j] = set{};
@@ -299,6 +460,32 @@ struct analysis {
     return next;
   }
 
+  // static_next on the exploration's compact join state: only the joins that `ran` touches.
+  static constexpr set abstract_next(const set& ran, slot_set& arrived) {
+    constexpr const join_slot_tables& js = join_slot_table;
+    set next{};
+    join_set touched = js.unfed;
+    slot_set hit{};
+    ran.for_each([&](std::size_t i) {
+      next |= table.successors[i];
+      touched |= js.joins_of[i];
+      hit |= js.of_node[i];
+    });
+    touched.for_each([&](std::size_t j) {
+      const auto& row = table.join_rows[j];
+      const slot_set& mine = js.of_join[j];
+      if (row.into < size && ran.test(row.into)) arrived.remove(mine);
+      slot_set h = hit;
+      h &= mine;
+      arrived |= h;
+      if (arrived.contains_all(mine) && row.into < size) {
+        next.set(row.into);
+        arrived.remove(mine);
+      }
+    });
+    return next;
+  }
+
   // Past this many abstract states (or choices in one step) the analysis stops, and SG008
   // is left to the run-time guard.
   static constexpr std::size_t exploration_cap = 4096;
@@ -306,36 +493,32 @@ struct analysis {
   // Each choice point of a step: the subsets of targets it may activate.
   static constexpr std::vector<std::vector<set>> choices(const set& ran, bool& complete) {
     std::vector<std::vector<set>> out;
-    detail::for_each_index<branch_count>([&]<std::size_t B>() {
-      constexpr std::size_t src = branch_source<B>;
-      if (src == detail::none || !ran.test(src)) return;
+    for (const auto& b : branch_table) {
+      if (b.source == detail::none || !ran.test(b.source)) continue;
       std::vector<set> options;
-      constexpr auto targets = branch_targets<B>;
-      if constexpr (branch_is_all<B>) {
-        constexpr std::size_t k = targets.size();
+      const std::size_t k = b.count;
+      if (b.all) {
         for (std::uint64_t m = 0; m < (std::uint64_t{1} << std::min<std::size_t>(k, 12)); ++m) {
           set s{};
           for (std::size_t t = 0; t < k; ++t)
-            if (((m >> t) & 1u) && targets[t] != detail::none) s.set(targets[t]);
+            if (((m >> t) & 1u) && b.target_list[t] != detail::none) s.set(b.target_list[t]);
           options.push_back(s);
         }
       } else {
-        for (auto t : targets) {
+        for (std::size_t t = 0; t < k; ++t) {
           set s{};
-          if (t != detail::none) s.set(t);
+          if (b.target_list[t] != detail::none) s.set(b.target_list[t]);
           options.push_back(s);
         }
       }
       out.push_back(options);
-    });
-    for (std::size_t i = 0; i < size; ++i) {
-      if (!ran.test(i)) continue;
+    }
+    ran.for_each([&](std::size_t i) {
       const set woken = reactive ? may_wake(i) : set{};
       for (auto* extra : {&table.goes[i], &table.sends[i], &woken}) {
         if (!extra->any()) continue;
         std::vector<set> options{set{}};
-        for (std::size_t t = 0; t < size; ++t) {
-          if (!extra->test(t)) continue;
+        extra->for_each([&](std::size_t t) {
           std::size_t n = options.size();
           if (n >= exploration_cap) complete = false;
           for (std::size_t o = 0; o < n && options.size() < exploration_cap; ++o) {
@@ -343,10 +526,10 @@ struct analysis {
             s.set(t);
             options.push_back(s);
           }
-        }
+        });
         out.push_back(options);
       }
-    }
+    });
     return out;
   }
 
@@ -354,7 +537,7 @@ struct analysis {
     bool complete = true;
     // Pairs (a, b) of nodes that some reachable frontier holds together.
     std::vector<set> together = std::vector<set>(size);
-    std::vector<abstract_state> states;
+    state_index states;
   };
 
   static constexpr exploration explore() {
@@ -363,22 +546,21 @@ struct analysis {
     abstract_state first{};
     first.frontier = table.from_start;
     todo.push_back(first);
-    ex.states.push_back(first);
+    ex.states.insert(first);
     if constexpr (reactive) {  // the input may wake any subscriber, or none
       abstract_state woken = first;
       woken.frontier |= wakes_on_input;
       if (!(woken == first)) {
         todo.push_back(woken);
-        ex.states.push_back(woken);
+        ex.states.insert(woken);
       }
     }
     while (!todo.empty()) {
       abstract_state cur = todo.back();
       todo.pop_back();
-      for (std::size_t i = 0; i < size; ++i)
-        if (cur.frontier.test(i)) ex.together[i] |= cur.frontier;
+      cur.frontier.for_each([&](std::size_t i) { ex.together[i] |= cur.frontier; });
       abstract_state base = cur;
-      set fixed = static_next(cur.frontier, base.arrived);
+      set fixed = abstract_next(cur.frontier, base.arrived);
       auto points = choices(cur.frontier, ex.complete);
       std::vector<set> combos{fixed};
       for (auto& options : points) {
@@ -398,12 +580,12 @@ struct analysis {
       for (auto& c : combos) {
         if (!c.any()) continue;
         abstract_state nx{c, base.arrived};
-        if (std::find(ex.states.begin(), ex.states.end(), nx) != ex.states.end()) continue;
+        if (ex.states.contains(nx)) continue;
         if (ex.states.size() >= exploration_cap) {
           ex.complete = false;
           return ex;
         }
-        ex.states.push_back(nx);
+        ex.states.insert(nx);
         todo.push_back(nx);
       }
     }

@@ -30,6 +30,40 @@ inline constexpr bool contains = boost::mp11::mp_contains<List, T>::value;
 template <class T, class List>
 inline constexpr std::size_t index_in = boost::mp11::mp_find<List, T>::value;
 
+// The position of a type in a list, found by overload resolution against one base per
+// element: the table is built once per list, and each lookup is then one deduction, where
+// mp_find instantiates a comparison with every element. A type the list holds twice makes
+// the deduction ambiguous, so it falls to the void* overload like a type it does not hold.
+template <std::size_t I, class T>
+struct indexed {};
+template <class Seq, class List>
+struct index_table;
+template <std::size_t... I, template <class...> class L, class... T>
+struct index_table<std::index_sequence<I...>, L<T...>> : indexed<I, T>... {};
+template <class T, std::size_t I>
+constexpr std::size_t position_in(const indexed<I, T>*) {
+  return I;
+}
+template <class T>
+constexpr std::size_t position_in(const void*) {  // T is not in the list
+  return static_cast<std::size_t>(-1);
+}
+template <class List>
+using name_table = index_table<std::make_index_sequence<boost::mp11::mp_size<List>::value>, List>;
+template <class T, class List>
+inline constexpr std::size_t position_of = position_in<T>(static_cast<const name_table<List>*>(nullptr));
+
+// Each list's length, and all their elements flattened into one list: per-element tables
+// are then built by one pack expansion over the flat list.
+template <class... Lists>
+constexpr std::array<std::size_t, sizeof...(Lists)> list_sizes(mp_list<Lists...>*) {
+  return {boost::mp11::mp_size<Lists>::value...};
+}
+template <class Table, class... Ts>
+constexpr std::array<std::size_t, sizeof...(Ts)> positions([[maybe_unused]] const Table* table, mp_list<Ts...>*) {
+  return {position_in<Ts>(table)...};
+}
+
 // Calls f.template operator()<I>() for I in [0, N), in order.
 template <std::size_t N, class F>
 constexpr void for_each_index(F&& f) {
@@ -119,6 +153,25 @@ struct node_set {
     for (std::size_t w = 0; w < words; ++w)
       if (bits[w] & o.bits[w]) return true;
     return false;
+  }
+  // Removes every member of o.
+  constexpr node_set& remove(const node_set& o) {
+    for (std::size_t w = 0; w < words; ++w) bits[w] &= ~o.bits[w];
+    return *this;
+  }
+  // Calls f(i) for each member i, in increasing order. Visits words, not indices, so that
+  // the compile-time analyses cost O(members + N/64) per set, not O(N): the constant
+  // evaluators count every step against a cap.
+  template <class F>
+  constexpr void for_each(F&& f) const {
+    for (std::size_t w = 0; w < words; ++w)
+      for (std::uint64_t m = bits[w]; m != 0; m &= m - 1)
+        f(w * 64 + static_cast<std::size_t>(__builtin_ctzll(m)));
+  }
+  // A cheap mix of the words, to tell most sets apart before comparing them whole.
+  constexpr std::uint64_t hash(std::uint64_t h = 0) const {
+    for (auto w : bits) h = (h ^ w) * 0x100000001b3u + (h >> 29);
+    return h;
   }
   friend constexpr bool operator==(const node_set&, const node_set&) = default;
 };
