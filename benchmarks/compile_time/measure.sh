@@ -8,10 +8,13 @@
 # docs/performance.md (between its marker comments) from what it measured.
 #
 #   benchmarks/compile_time/measure.sh [--sizes 10,50,100,200] [--reps 3] [--violation-reps N]
-#       [--jobs 1] [--compilers "g++ clang++"] [--snapshot REV] [--no-trace] [--no-docs]
+#       [--jobs 1] [--compilers "g++ clang++"] [--snapshot REV] [--include DIR --headers TEXT]
+#       [--no-trace] [--no-docs]
 #
 # --snapshot REV measures the headers of a committed revision (git archive of include/)
 # instead of the working tree, so that edits in progress do not change the figures.
+# --include DIR measures a copy of the headers elsewhere; --headers says what it holds (for
+# the report), e.g. "5abcb3a with schedule.hpp, rules.hpp of 1234567".
 # Environment: BUILD_DIR (default <repo>/build-peers/compile_time) for generated sources and
 # objects. Raw results go to benchmarks/compile_time/results/. The machine is shared: each
 # point is measured --reps times, interleaved, and the median is reported. --jobs 2 runs the
@@ -27,6 +30,8 @@ violation_reps=""
 jobs=1
 compilers="g++ clang++"
 snapshot=""
+include_dir=""
+headers_text=""
 trace=1
 docs=1
 while [[ $# -gt 0 ]]; do
@@ -37,6 +42,8 @@ while [[ $# -gt 0 ]]; do
     --jobs) jobs=$2; shift 2 ;;
     --compilers) compilers=$2; shift 2 ;;
     --snapshot) snapshot=$2; shift 2 ;;
+    --include) include_dir=$(cd "$2" && pwd); shift 2 ;;
+    --headers) headers_text=$2; shift 2 ;;
     --no-trace) trace=0; shift ;;
     --no-docs) docs=0; shift ;;
     *) echo "measure.sh: unknown argument: $1" >&2; exit 2 ;;
@@ -62,6 +69,10 @@ if [[ -n $snapshot ]]; then
   mkdir -p "$build/include-$rev"
   git -C "$repo" archive "$rev" include | tar -x -C "$build/include-$rev"
   headers="commit $rev"
+elif [[ -n $include_dir ]]; then
+  [[ -n $headers_text ]] || { echo "measure.sh: --include needs --headers (what the copy holds)" >&2; exit 2; }
+  include=$include_dir
+  headers=$headers_text
 elif [[ -n $(git -C "$repo" status --porcelain -- include) ]]; then
   headers="$headers, with uncommitted changes in include/"
 fi
