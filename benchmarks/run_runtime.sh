@@ -74,11 +74,13 @@ for cxx in $compilers; do
   cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
     -DCMAKE_CXX_FLAGS_RELEASE=-DNDEBUG -DSTATEGRAPH_BUILD_BENCHMARKS=ON \
     -DSTATEGRAPH_BUILD_TESTS=OFF -DSTATEGRAPH_BUILD_EXAMPLES=OFF >/dev/null
-  cmake --build "$build" -j "$jobs" --target stategraph_bench_runtime stategraph_count_runtime
+  cmake --build "$build" -j "$jobs" --target stategraph_bench_runtime stategraph_count_runtime stategraph_runtime_paths
   bin=$build/benchmarks
 
   echo "== $cxx: both sides end in the state each workload defines"
   "$bin/stategraph_count_runtime" check
+  echo "== $cxx: invoke's short cuts agree with the general superstep"
+  "$bin/stategraph_runtime_paths"
 
   echo "== $cxx: time (Google Benchmark, $repetitions repetitions, randomly interleaved)"
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)

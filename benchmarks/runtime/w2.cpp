@@ -1,4 +1,5 @@
-// W2 fanout8, both sides (see workloads.hpp for why each workload has its own file).
+// W2 fanout8, the library side (see workloads.hpp for why each workload and side has its
+// own file).
 #include "workloads.hpp"
 
 namespace bench {
@@ -12,6 +13,5 @@ State w2_pool() {
   static const auto on_pool = sg::compile<w2::graph>(sg::with_executor(sg::thread_pool{2}));
   return on_pool.invoke(State{});
 }
-hand::state w2_hand() { return hand::fanout8(hand::state{}); }
 
 }  // namespace bench

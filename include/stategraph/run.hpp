@@ -21,6 +21,7 @@
 #include <array>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -120,23 +121,24 @@ struct executor_among<executor_option<E>, Rest...> {
 };
 
 // Folds a patch into the state, entry by entry, through each channel's reducer; marks the
-// channels written in `changed` when the caller tracks them.
+// channels written in `changed` when the caller tracks them. Plain folds rather than
+// std::apply and lambdas: every level of call is one more inlining decision the compiler
+// may refuse on the hot path.
+template <class S, class Entry, class Changed>
+constexpr void apply_entry(S& state, Entry& e, Changed changed) {
+  if (e.present()) {
+    reduce_into(state.*(Entry::channel), e.take());
+    if constexpr (!std::is_same_v<Changed, std::nullptr_t>) changed->set(channel_index<S, Entry::channel>());
+  }
+}
+template <class S, class Changed, class... E, std::size_t... K>
+constexpr void apply_entries([[maybe_unused]] S& state, [[maybe_unused]] std::tuple<E...>& entries,
+                             [[maybe_unused]] Changed changed, std::index_sequence<K...>) {
+  (apply_entry(state, std::get<K>(entries), changed), ...);
+}
 template <class S, class Changed, class... E>
 constexpr void apply_patch(S& state, patch<E...>&& p, Changed changed) {  // Changed: set* or nullptr_t
-  std::apply(
-      [&](auto&... entries) {
-        (
-            [&](auto& e) {
-              using entry_t = std::remove_reference_t<decltype(e)>;
-              if (e.present()) {
-                reduce_into(state.*(entry_t::channel), e.take());
-                if constexpr (!std::is_same_v<Changed, std::nullptr_t>)
-                  changed->set(channel_index<S, entry_t::channel>());
-              }
-            }(entries),
-            ...);
-      },
-      p.entries);
+  apply_entries(state, p.entries, changed, std::index_sequence_for<E...>{});
 }
 
 template <class S, class... E>
@@ -155,8 +157,20 @@ constexpr void apply_input(S& state, S&& input) {
     auto& from = boost::pfr::get<I>(input);
     using F = std::remove_reference_t<decltype(to)>;
     using V = typename channel_traits<F>::value_type;
-    if constexpr (accepts_write<F, V&&>) reduce_into(to, std::move(channel_traits<F>::value(from)));
-    else to = std::move(from);
+    if constexpr (accepts_write<F, V&&>) {
+      // Appending a whole list onto an empty one is the list itself: take its buffer rather
+      // than move its elements one by one (or call insert for an empty input).
+      if constexpr (std::is_same_v<typename channel_traits<F>::reducer, concat> && std::is_move_assignable_v<V> &&
+                    requires(const V& v) { v.empty(); }) {
+        if (V& into = channel_traits<F>::value(to); into.empty()) {
+          into = std::move(channel_traits<F>::value(from));
+          return;
+        }
+      }
+      reduce_into(to, std::move(channel_traits<F>::value(from)));
+    } else {
+      to = std::move(from);
+    }
   });
 }
 
@@ -224,6 +238,46 @@ struct deferred {
 };
 template <class F>
 deferred(F) -> deferred<F>;
+
+// The index of a set's only member, or none when it has no member or several.
+template <std::size_t N>
+constexpr std::size_t only_member(const node_set<N>& s) {
+  std::size_t found = none;
+  for (std::size_t w = 0; w < s.bits.size(); ++w) {
+    const std::uint64_t bits = s.bits[w];
+    if (!bits) continue;
+    if (found != none || (bits & (bits - 1))) return none;
+    found = w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
+  }
+  return found;
+}
+
+// The results of a step's nodes, each built in place from a `deferred` call, first to
+// last: the members of an aggregate are initialised in declaration order (a std::tuple's
+// elements are not — libstdc++ builds them last to first — and moving results into one
+// costs a move of every written value). Built with brace elision, `{d0, d1, d2}`, which
+// measured fewer instructions with GCC than nested braces or constructors.
+template <class... R>
+struct in_order;
+template <class R>
+struct in_order<R> {
+  R first;
+  template <std::size_t K>
+  R& get() {
+    static_assert(K == 0);
+    return first;
+  }
+};
+template <class R, class... Rest>
+struct in_order<R, Rest...> {
+  R first;
+  in_order<Rest...> rest;
+  template <std::size_t K>
+  auto& get() {
+    if constexpr (K == 0) return first;
+    else return rest.template get<K - 1>();
+  }
+};
 
 // Observers see each step. `quiet` is the one invoke uses: it compiles to nothing.
 struct quiet {
@@ -516,6 +570,11 @@ class app {
   template <class Go>
   static void add_targets(typename A::set& next, const Go& g) {
     static constexpr auto targets = detail::indices_of<typename A::names>(static_cast<typename Go::targets*>(nullptr));
+    if constexpr (requires { g.index(); }) {  // a go<...>: exactly one target
+      const std::size_t t = targets[g.index()];
+      if (t != detail::none) next.set(t);
+      return;
+    }
     std::uint64_t mask = g.mask();
     while (mask) {
       auto t = targets[static_cast<std::size_t>(__builtin_ctzll(mask))];
@@ -557,11 +616,227 @@ class app {
       run_fixed(state, context, config);
     } else {
       position_type at{first_frontier(state, std::move(input)), {}, 0, {}};
-      detail::quiet q;
-      while (run_step(state, at, context, config, q)) {
-      }
+      run_frontier(state, at, context, config);
     }
     return state;
+  }
+
+  // An invoke on the frontier. A step whose only task is one node (no other active node,
+  // no sends queued) needs no barrier: its node's patch is the step's whole merge. Such a
+  // step runs without result slots or failure capture — the node's exception propagates
+  // before anything was applied, which leaves the state as at the step start. Only for the
+  // executors that run a lone task inline anyway; another executor sees every task.
+  using arrivals = std::array<typename A::set, A::join_count>;
+  static constexpr bool alone_path = std::is_same_v<Executor, sequential> || std::is_same_v<Executor, thread_pool>;
+
+  // At most one node per step, whatever the routers choose: start leads to at most one
+  // node, and each node can activate at most one (its static successors, the widest choice
+  // of each of its branches, its command targets and the joins it feeds, together). No
+  // sends, no subscriptions. A bound read off the tables, cheap to compile, unlike the
+  // exploration behind may_run_together.
+  static constexpr bool one_at_a_time = [] {
+    if constexpr (detail::send_plan<A>::any || A::reactive) {
+      return false;
+    } else {
+      std::array<std::size_t, A::size> fan{};
+      for (std::size_t i = 0; i < A::size; ++i) {
+        fan[i] = A::table.successors[i].count() + A::table.goes[i].count();
+        for (const auto& row : A::table.join_rows)
+          if (row.sources.test(i)) ++fan[i];
+      }
+      detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
+        constexpr std::size_t source = A::template branch_source<B>;
+        std::size_t widest = 0;
+        for (std::size_t t : A::template branch_targets<B>)
+          if (t != detail::none) widest = A::template branch_is_all<B> ? widest + 1 : 1;
+        if (source < A::size) fan[source] += widest;
+      });
+      if (A::table.from_start.count() > 1) return false;
+      for (std::size_t f : fan)
+        if (f > 1) return false;
+      return true;
+    }
+  }();
+
+  template <class Ctx>
+  void run_frontier(state_type& state, position_type& at, Ctx& context, const run_config& config) const {
+    if constexpr (alone_path && one_at_a_time) {
+      // Only steps of one node: the frontier is one index, and the general step is not even
+      // compiled for this run.
+      std::size_t current = detail::only_member(at.active);
+      if (current == detail::none && at.active.any())
+        throw error("stategraph: internal error: several nodes start a graph that runs one at a time");
+      std::size_t step = at.step;
+      const std::size_t limit = config.recursion_limit;
+      while (current != detail::none) {
+        if (step >= limit) over_limit(config, step, just(current));
+        ++step;
+        current = run_chain_link(current, state, at.arrived, context, config, step);
+      }
+      at.active = typename A::set{};
+      at.step = step;
+    } else {
+      detail::quiet q;
+      for (;;) {
+        if constexpr (alone_path) {
+          const std::size_t only = detail::only_member(at.active);
+          if (only != detail::none && !pending_sends(at) && run_alone(only, state, at, context, config)) continue;
+        }
+        if (!run_step(state, at, context, config, q)) return;
+      }
+    }
+  }
+
+  static bool pending_sends(const position_type& at) {
+    if constexpr (has_sends) return std::apply([](const auto&... q) { return (!q.empty() || ...); }, at.sends);
+    else return false;
+  }
+
+  // Dispatches on the node's index; false for a node that has no plain call (run_step skips it).
+  template <class Ctx>
+  bool run_alone(std::size_t i, state_type& state, position_type& at, Ctx& context, const run_config& config) const {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      bool ran = false;
+      (void)((i == I && (ran = run_alone_at<I>(state, at, context, config), true)) || ...);
+      return ran;
+    }(std::make_index_sequence<A::size>{});
+  }
+
+  template <std::size_t I, class Ctx>
+  bool run_alone_at(state_type& state, position_type& at, Ctx& context, const run_config& config) const {
+    if constexpr (!plain<I, Ctx>) {
+      return false;
+    } else {
+      if (at.step >= config.recursion_limit) over_limit(config, at.step, at.active);
+      const std::size_t step_no = at.step + 1;
+      auto r = attempt<I>(state, context, config, step_no);
+      // The barrier, for a step of one node: merge, then what runs next.
+      [[maybe_unused]] detail::node_set<channel_count<state_type>> changed{};
+      if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
+      if constexpr (A::reactive) detail::apply_patch(state, std::move(r.update), &changed);
+      else detail::apply_patch(state, std::move(r.update), nullptr);
+      typename A::set next = next_after<I>(at.arrived);
+      if constexpr (A::reactive) next |= A::woken_by(changed);
+      if constexpr (!std::is_same_v<decltype(r.next), std::nullptr_t>)
+        if (r.next) add_targets(next, *r.next);
+      // No sends were queued (the caller checked), so this step's sends are the next queues.
+      if constexpr (has_sends) collect_sends(at.sends, r);
+      route_alone<I>(state, next, at.sends);
+      at.active = next;
+      at.step = step_no;
+      return true;
+    }
+  }
+
+  // A node's call in a step of its own: a failure is thrown at once, as run_step would
+  // report it (an interrupt without a store is the caller's mistake, not the node's).
+  template <std::size_t I, class Ctx>
+  auto attempt(const state_type& state, Ctx& context, const run_config& config, std::size_t step) const {
+    try {
+      return call<I>(state, context, config);
+    } catch (const interrupt_signal&) {
+      throw error(no_store_for_interrupt);
+    } catch (...) {
+      fail(node_names[I], step, std::current_exception());
+    }
+  }
+  static constexpr const char* no_store_for_interrupt =
+      "stategraph: a node called sg::interrupt, which needs a checkpoint store: compile the graph "
+      "with sg::with_store(...) and run it on a thread";
+
+  // A::static_next for ran = {I}, with what does not depend on I decided at compile time.
+  template <std::size_t I>
+  static typename A::set next_after(arrivals& arrived) {
+    typename A::set next = A::table.successors[I];
+    detail::for_each_index<A::join_count>([&]<std::size_t J>() {
+      constexpr auto& row = A::table.join_rows[J];
+      if constexpr (row.into == I) arrived[J] = typename A::set{};
+      if constexpr (row.sources.test(I)) arrived[J].set(I);
+      if (row.into < A::size && arrived[J].contains_all(row.sources)) {
+        next.set(row.into);
+        arrived[J] = typename A::set{};
+      }
+    });
+    return next;
+  }
+
+  static typename A::set just(std::size_t i) {
+    typename A::set s{};
+    s.set(i);
+    return s;
+  }
+
+  // One step of a graph that runs one node at a time: node `i`'s call, its merge, and the
+  // one node (or none) that runs next. Everything run_step does, with sets of one.
+  // Forced inline: Clang otherwise keeps a step's call out of line, and the call costs
+  // more than the rest of the library's work in a step.
+  template <class Ctx>
+  [[gnu::always_inline]] std::size_t run_chain_link(std::size_t i, state_type& state, arrivals& arrived, Ctx& context,
+                                                    const run_config& config, std::size_t step_no) const {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      std::size_t next = detail::none;
+      (void)((i == I && (next = chain_link_at<I>(state, arrived, context, config, step_no), true)) || ...);
+      return next;
+    }(std::make_index_sequence<A::size>{});
+  }
+  template <std::size_t I, class Ctx>
+  [[gnu::always_inline]] std::size_t chain_link_at(state_type& state, arrivals& arrived, Ctx& context,
+                                                   const run_config& config, std::size_t step_no) const {
+    // At most one of what follows names a node (one_at_a_time): keep the one that does.
+    std::size_t next = detail::none;
+    auto take = [&](std::size_t t) {
+      if (t != detail::none) next = t;
+    };
+    if constexpr (plain<I, Ctx>) {  // a node without a plain call is skipped, as run_step does
+      auto r = attempt<I>(state, context, config, step_no);
+      if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
+      detail::apply_patch(state, std::move(r.update), nullptr);
+      if constexpr (!std::is_same_v<decltype(r.next), std::nullptr_t>)
+        if (r.next) take(first_target(*r.next));
+    } else if constexpr (detail::has_ephemeral<state_type>) {
+      detail::clear_ephemeral(state);
+    }
+    if constexpr (A::table.successors[I].any()) take(detail::only_member(A::table.successors[I]));
+    if constexpr (A::join_count > 0) take(detail::only_member(next_after<I>(arrived)));
+    detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
+      if constexpr (A::template branch_source<B> == I) {
+        using R = router_t<B>;
+        take(first_target(std::get<B>(routers_)(view<state_type, typename node_traits<R>::reads_type>(state))));
+      }
+    });
+    return next;
+  }
+  // The node a go<...> or go_all<...> picks, or none for end (one_at_a_time: at most one).
+  template <class Go>
+  static std::size_t first_target(const Go& g) {
+    static constexpr auto targets = detail::indices_of<typename A::names>(static_cast<typename Go::targets*>(nullptr));
+    if constexpr (requires { g.index(); }) {
+      // A comparison per target rather than a load from the table: the compiler can then
+      // follow a router's choice straight to the next node's code.
+      return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        std::size_t t = detail::none;
+        (void)((g.index() == K && (t = targets[K], true)) || ...);
+        return t;
+      }(std::make_index_sequence<targets.size()>{});
+    } else {
+      for (std::uint64_t mask = g.mask(); mask; mask &= mask - 1)
+        if (auto t = targets[static_cast<std::size_t>(__builtin_ctzll(mask))]; t != detail::none) return t;
+      return detail::none;
+    }
+  }
+
+  // The routers of the branches leaving node I, on the merged state.
+  template <std::size_t I>
+  void route_alone(const state_type& state, typename A::set& next,
+                   typename detail::send_plan<A>::queues& sends) const {
+    detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
+      if constexpr (A::template branch_source<B> == I) {
+        using R = router_t<B>;
+        auto chosen = std::get<B>(routers_)(view<state_type, typename node_traits<R>::reads_type>(state));
+        if constexpr (is_go<decltype(chosen)>::value) add_targets(next, chosen);
+        else detail::enqueue<typename A::names>(sends, std::move(chosen));
+      }
+    });
   }
 
   template <class Ctx, class Callback>
@@ -570,14 +845,24 @@ class app {
 
   // A static acyclic graph on the sequential executor: the supersteps are fixed at compile
   // time — no frontier, no dispatch.
+  // A short plan is compiled as one function, its steps inlined (Clang otherwise calls each
+  // step out of line, which cost W1 about 10 instructions per step); a long one keeps a
+  // function per step, so that a 200-node chain does not become one huge function to
+  // optimise.
+  static constexpr std::size_t inlined_plan_steps = 32;
   template <class Ctx>
   void run_fixed(state_type& state, Ctx& context, const run_config& config) const {
     [&]<std::size_t... St>(std::index_sequence<St...>) {
-      (run_fixed_step<St>(state, context, config), ...);
+      if constexpr (A::plan.steps <= inlined_plan_steps) (run_fixed_step<St>(state, context, config), ...);
+      else (run_fixed_step_call<St>(state, context, config), ...);
     }(std::make_index_sequence<A::plan.steps>{});
   }
   template <std::size_t St, class Ctx>
-  void run_fixed_step(state_type& state, Ctx& context, const run_config& config) const {
+  void run_fixed_step_call(state_type& state, Ctx& context, const run_config& config) const {
+    run_fixed_step<St>(state, context, config);
+  }
+  template <std::size_t St, class Ctx>
+  [[gnu::always_inline]] void run_fixed_step(state_type& state, Ctx& context, const run_config& config) const {
     if (St >= config.recursion_limit) over_limit(config, St, A::plan_steps[St]);
     static constexpr auto members = [] {
       std::array<std::size_t, A::plan_steps[St].count()> out{};
@@ -586,13 +871,26 @@ class app {
         if (A::plan_steps[St].test(i)) out[k++] = i;
       return out;
     }();
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      // A braced list runs the nodes left to right, in node order (make_tuple's arguments
-      // would be evaluated in an unspecified order).
-      std::tuple results{guarded<members[K]>(state, context, config, St + 1)...};
+    if constexpr (members.size() == 1) {
+      auto r = guarded<members[0]>(state, context, config, St + 1);
       if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
-      (detail::apply_patch(state, std::move(std::get<K>(results).update), nullptr), ...);
-    }(std::make_index_sequence<members.size()>{});
+      detail::apply_patch(state, std::move(r.update), nullptr);
+    } else {
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        // Each result is built in its place, in node order (see in_order).
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wmissing-braces"  // the brace elision is the point
+#endif
+        detail::in_order<decltype(guarded<members[K]>(state, context, config, St + 1))...> results{
+            detail::deferred{[&] { return guarded<members[K]>(state, context, config, St + 1); }}...};
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+        if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
+        (detail::apply_patch(state, std::move(results.template get<K>().update), nullptr), ...);
+      }(std::make_index_sequence<members.size()>{});
+    }
   }
   template <std::size_t I, class Ctx>
   auto guarded(const state_type& state, Ctx& context, const run_config& config, std::size_t step) const {
@@ -726,7 +1024,8 @@ class app {
     if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) {
       auto& slot = std::get<I>(f.sent)[k];
       try {
-        slot.result.emplace(f.self.template call_send<I>(f.state, std::get<I>(f.queues)[k], f.context, f.config));
+        slot.result.emplace(detail::deferred{
+            [&] { return f.self.template call_send<I>(f.state, std::get<I>(f.queues)[k], f.context, f.config); }});
       } catch (...) {
         slot.failure = std::current_exception();
       }
@@ -818,8 +1117,7 @@ class app {
         observer.step_paused(step_no, at, f.results, f.failures);
         throw detail::run_paused{};
       } else {
-        throw error("stategraph: a node called sg::interrupt, which needs a checkpoint store: compile the graph "
-                    "with sg::with_store(...) and run it on a thread");
+        throw error(no_store_for_interrupt);
       }
     }
     if constexpr (has_sends)
@@ -912,13 +1210,13 @@ struct streamer {
     for (std::size_t i = 0; i < N; ++i) {
       if (!active.test(i)) continue;
       if (debug) {
-        event<State> start{stream_mode::debug, step, names[i]};
+        event<State> start{.mode = stream_mode::debug, .step = step, .node = names[i]};
         start.phase = debug_phase::start;
         sink(std::move(start));
       }
       // A subgraph's own events come between its start and its end.
       for (auto& c : children[i].events) {
-        event<State> e{c.mode, step, c.node, std::move(c.channels)};
+        event<State> e{.mode = c.mode, .step = step, .node = c.node, .channels = std::move(c.channels)};
         e.phase = c.phase;
         e.duration = c.duration;
         e.error = std::move(c.error);
@@ -926,7 +1224,7 @@ struct streamer {
         sink(std::move(e));
       }
       if (!debug) continue;
-      event<State> end{stream_mode::debug, step, names[i]};
+      event<State> end{.mode = stream_mode::debug, .step = step, .node = names[i]};
       end.phase = failures[i] ? debug_phase::error : debug_phase::end;
       end.duration = took[i];
       if (failures[i]) end.error = node_error(names[i], step, failures[i]).what();
@@ -935,12 +1233,12 @@ struct streamer {
   }
   void update(std::size_t step, std::string_view node, std::vector<std::string_view> channels) {
     if (!has_mode(mode, stream_mode::updates)) return;
-    event<State> e{stream_mode::updates, step, node, std::move(channels)};
+    event<State> e{.mode = stream_mode::updates, .step = step, .node = node, .channels = std::move(channels)};
     sink(std::move(e));
   }
   void values(std::size_t step, const State& state) {
     if (!has_mode(mode, stream_mode::values)) return;
-    event<State> e{stream_mode::values, step};
+    event<State> e{.mode = stream_mode::values, .step = step};
     e.values = state;
     sink(std::move(e));
   }
@@ -1012,7 +1310,7 @@ auto app<G, A, Executor>::stream(state_type input, stream_mode mode, const run_c
   auto s = std::make_shared<session>(session{*this, {}, config, mode});
   s->at = begin_run(s->state, std::move(input));
   if (has_mode(mode, stream_mode::values)) {
-    event<state_type> e{stream_mode::values, 0};
+    event<state_type> e{.mode = stream_mode::values, .step = 0};
     e.values = s->state;
     s->pending.push_back(std::move(e));
   }
