@@ -23,6 +23,8 @@
 #include <system_error>
 #include <vector>
 
+#include "../common/temp_db.hpp"
+
 namespace sg = stategraph;
 
 namespace durable_test {
@@ -30,26 +32,8 @@ namespace durable_test {
 // ---- stores ------------------------------------------------------------------------------
 
 // A file no other case (or concurrent run of the suite) uses; removed with its WAL files.
-class temp_db {
- public:
-  explicit temp_db(std::string_view tag = "durable") {
-    static std::atomic<int> counter{0};
-    path_ = (std::filesystem::temp_directory_path() /
-             ("sg-" + std::string(tag) + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".db"))
-                .string();
-    remove();
-  }
-  ~temp_db() { remove(); }
-  temp_db(const temp_db&) = delete;
-  temp_db& operator=(const temp_db&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  void remove() const {
-    std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path_ + suffix, ec);
-  }
-  std::string path_;
+struct temp_db : sg_test::temp_db {  // "sg-durable-..." unless the case names it
+  explicit temp_db(std::string_view tag = "durable") : sg_test::temp_db(tag) {}
 };
 
 struct memory_fixture {

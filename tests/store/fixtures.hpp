@@ -18,6 +18,8 @@
 #include <system_error>
 #include <vector>
 
+#include "../common/temp_db.hpp"
+
 namespace sg = stategraph;
 
 namespace store_test {
@@ -30,26 +32,8 @@ struct memory_fixture {
 };
 
 // A path no other test (or concurrent run of the suite) uses; removed with its WAL files.
-class temp_db {
- public:
-  temp_db() {
-    static std::atomic<int> counter{0};
-    path_ = (std::filesystem::temp_directory_path() /
-             ("sg-store-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".db"))
-                .string();
-    remove();
-  }
-  ~temp_db() { remove(); }
-  temp_db(const temp_db&) = delete;
-  temp_db& operator=(const temp_db&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  void remove() const {
-    std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path_ + suffix, ec);
-  }
-  std::string path_;
+struct temp_db : sg_test::temp_db {
+  temp_db() : sg_test::temp_db("store-test") {}
 };
 
 struct sqlite_fixture {
