@@ -120,6 +120,11 @@ struct entry {
   static constexpr auto channel = Channel;
   using value_type = V;
   V value;
+  entry() = default;
+  // Lets write() build the entry inside the patch's tuple instead of moving it there.
+  template <class U>
+    requires(!std::is_same_v<std::remove_cvref_t<U>, entry> && std::is_constructible_v<V, U &&>)
+  constexpr explicit entry(U&& u) : value(std::forward<U>(u)) {}
   static constexpr bool present() { return true; }
   V&& take() { return std::move(value); }
 };
@@ -152,7 +157,7 @@ using written_t = std::conditional_t<std::is_same_v<std::decay_t<V>, const char*
 
 template <auto Channel, class V>
 constexpr patch<entry<Channel, written_t<V>>> write(V&& v) {
-  return {{entry<Channel, written_t<V>>{std::forward<V>(v)}}};
+  return {std::tuple<entry<Channel, written_t<V>>>(std::forward<V>(v))};
 }
 // A write that may not happen: an empty optional changes nothing.
 template <auto Channel, class V>
