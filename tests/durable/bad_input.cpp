@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -46,10 +47,35 @@ std::string fingerprint(const Store& store) {
   return out.str();
 }
 
+// SQL functions over a checkpoint's value list (column `vals`, schema version 3), so a
+// case can rewrite one stored value in SQL: sg_value(vals, channel) and
+// sg_set_value(vals, channel, value).
+void value_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  auto text = [&](int k) {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(argv[k]));
+    return std::string_view(p ? p : "", static_cast<std::size_t>(sqlite3_value_bytes(argv[k])));
+  };
+  std::string out;
+  bool found = false;
+  stategraph::detail::for_each_value(text(0), [&](const stategraph::detail::sqlite_value_ref& v) {
+    if (v.channel == text(1)) {
+      found = true;
+      if (argc == 2) out.assign(v.value);
+    }
+    if (argc == 3) stategraph::detail::append_value(out, v.channel, v.previous, v.channel == text(1) ? text(2) : v.value);
+    return true;
+  });
+  if (!found) return sqlite3_result_error(ctx, "sg_value: no such channel in the value list", -1);
+  sqlite3_result_text(ctx, out.data(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
+}
+
 // Runs SQL on a store's file through a second connection, as another program would.
 void sql(const std::string& path, const std::string& statement) {
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
+  for (int args : {2, 3})
+    REQUIRE(sqlite3_create_function(db, args == 2 ? "sg_value" : "sg_set_value", args, SQLITE_UTF8, nullptr,
+                                    value_function, nullptr, nullptr) == SQLITE_OK);
   char* message = nullptr;
   const int rc = sqlite3_exec(db, statement.c_str(), nullptr, nullptr, &message);
   const std::string why = message ? message : "";
@@ -82,15 +108,15 @@ struct corruption {
 TEST_CASE("corrupted rows of a SQLite store are refused with checkpoint_error; nothing is written") {
   const corruption cases[] = {
       {"truncated channel value",
-       "UPDATE channel_values SET value = substr(value, 1, length(value) - 5) WHERE channel = 'messages' AND origin = "
-       "1",
+       "UPDATE checkpoints SET vals = sg_set_value(vals, 'messages', substr(sg_value(vals, 'messages'), 1,"
+       " length(sg_value(vals, 'messages')) - 5)) WHERE id = 1",
        "not valid JSON"},
       {"garbage in an appended piece",
-       "UPDATE channel_values SET value = '[{\"role\":' WHERE channel = 'messages' AND origin = 4", "not valid JSON"},
+       "UPDATE checkpoints SET vals = sg_set_value(vals, 'messages', '[{\"role\":') WHERE id = 4", "not valid JSON"},
       {"a value of the wrong type",
-       "UPDATE channel_values SET value = '\"three\"' WHERE channel = 'calls' AND origin = 6", "does not decode"},
+       "UPDATE checkpoints SET vals = sg_set_value(vals, 'calls', '\"three\"') WHERE id = 6", "does not decode"},
       {"a message missing a field",
-       "UPDATE channel_values SET value = '[{\"role\":\"user\"}]' WHERE channel = 'messages' AND origin = 1",
+       "UPDATE checkpoints SET vals = sg_set_value(vals, 'messages', '[{\"role\":\"user\"}]') WHERE id = 1",
        "does not decode"},
       {"truncated metadata", "UPDATE checkpoints SET metadata = substr(metadata, 1, 20) WHERE id = 6",
        "not valid JSON"},
@@ -136,15 +162,15 @@ TEST_CASE("numbers no integer type holds are refused with checkpoint_error") {
        "UPDATE checkpoints SET metadata = replace(metadata, '\"max_version\":', "
        "'\"max_version\":9223372036854775808,\"x\":') WHERE id = 6",
        "bad metadata"},
-      {"a counter 1e300", "UPDATE channel_values SET value = '1e300' WHERE channel = 'calls' AND origin = 6",
+      {"a counter 1e300", "UPDATE checkpoints SET vals = sg_set_value(vals, 'calls', '1e300') WHERE id = 6",
        "does not decode"},
-      {"a counter -1e30", "UPDATE channel_values SET value = '-1e30' WHERE channel = 'calls' AND origin = 6",
+      {"a counter -1e30", "UPDATE checkpoints SET vals = sg_set_value(vals, 'calls', '-1e30') WHERE id = 6",
        "does not fit int"},
-      {"a counter 3.5", "UPDATE channel_values SET value = '3.5' WHERE channel = 'calls' AND origin = 6",
+      {"a counter 3.5", "UPDATE checkpoints SET vals = sg_set_value(vals, 'calls', '3.5') WHERE id = 6",
        "does not fit int"},
-      {"a counter 2^31", "UPDATE channel_values SET value = '2147483648' WHERE channel = 'calls' AND origin = 6",
+      {"a counter 2^31", "UPDATE checkpoints SET vals = sg_set_value(vals, 'calls', '2147483648') WHERE id = 6",
        "does not fit int"},
-      {"a counter true", "UPDATE channel_values SET value = 'true' WHERE channel = 'calls' AND origin = 6",
+      {"a counter true", "UPDATE checkpoints SET vals = sg_set_value(vals, 'calls', 'true') WHERE id = 6",
        "expected a number"},
   };
   for (const auto& c : cases) {

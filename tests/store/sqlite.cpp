@@ -120,7 +120,9 @@ TEST_CASE("sqlite: a file that is not a store is refused and left unchanged") {
       raw.exec("UPDATE stategraph_store SET value = 99 WHERE key = 'schema_version'");
     }
     CHECK_THROWS_WITH_AS(sg::sqlite_store{file.path()},
-                         doctest::Contains("schema version 99; this build reads version 2"), sg::store_format_error);
+                         doctest::Contains("schema version 99; this build reads version 3 and converts version 2; "
+                                           "nothing was changed"),
+                         sg::store_format_error);
   }
 }
 
@@ -136,7 +138,8 @@ TEST_CASE("sqlite: a file of the old layout (schema version 1) is refused and le
   }
   const auto before = file_bytes(file.path());
   CHECK_THROWS_WITH_AS(sg::sqlite_store{file.path()},
-                       doctest::Contains("schema version 1; this build reads version 2 only; nothing was changed"),
+                       doctest::Contains("schema version 1; this build reads version 3 and converts version 2; nothing "
+                                         "converts version 1"),
                        sg::store_format_error);
   CHECK(file_bytes(file.path()) == before);
 }
@@ -154,6 +157,47 @@ TEST_CASE("sqlite: a corrupted channel list is refused with store_format_error")
     CHECK_THROWS_WITH_AS(s.get("t"), doctest::Contains("corrupted channel list"), sg::store_format_error);
     CHECK_THROWS_AS(put(s, "t", {{"x", 1}, {"y", 2, "3"}}, {.parent = 1}), sg::store_format_error);
   }
+}
+
+TEST_CASE("sqlite: a corrupted value list or append chain is refused with store_format_error") {
+  temp_db file;
+  sg::sqlite_store s(file.path());
+  put(s, "t", {{"x", 1, "1"}, {"m", 1, "a", true}});
+  put(s, "t", {{"x", 1}, {"m", 2, "b", true}}, {.parent = 1});
+  REQUIRE(joined(*s.get("t"), "m") == "a|b");
+  SUBCASE("a value list that is not one") {
+    for (const char* bad : {"1:m 1 1", "1:m 1 9:b", "1:m one 1:b", "0: 1 1:b", "2:m 1 1:b"}) {
+      CAPTURE(bad);
+      {
+        raw_db raw(file.path());
+        raw.exec(("UPDATE checkpoints SET vals = '" + std::string(bad) + "' WHERE id = 2").c_str());
+      }
+      CHECK_THROWS_WITH_AS(s.get("t"), doctest::Contains("checkpoint 2 of thread 't' has a corrupted value list"),
+                           sg::store_format_error);
+      CHECK_THROWS_AS(s.stats(), sg::store_format_error);
+    }
+  }
+  SUBCASE("an appended piece whose previous piece is gone") {
+    {
+      raw_db raw(file.path());
+      raw.exec("UPDATE checkpoints SET vals = '1:x 0 1:1' WHERE id = 1");  // m's first piece removed
+    }
+    CHECK_THROWS_WITH_AS(s.get("t"), doctest::Contains("corrupted append chain for channel 'm'"),
+                         sg::store_format_error);
+    CHECK(joined(*s.get("t", 1), "m") == "<missing>");  // a value never written is left out
+  }
+}
+
+TEST_CASE("sqlite: a put is one row: its new values are in the checkpoint's own row") {
+  temp_db file;
+  sg::sqlite_store s(file.path());
+  put(s, "t", {{"x", 1, "one"}, {"m", 1, "a", true}});
+  put(s, "t", {{"x", 1}, {"m", 2, "b", true}}, {.parent = 1});
+  raw_db raw(file.path());
+  CHECK(raw.text("SELECT count(*) FROM sqlite_master WHERE name = 'channel_values'") == "0");
+  CHECK(raw.text("SELECT vals FROM checkpoints WHERE id = 1") == "1:x 0 3:one1:m 0 1:a");
+  CHECK(raw.text("SELECT vals FROM checkpoints WHERE id = 2") == "1:m 1 1:b");  // x unchanged: not written
+  CHECK(raw.text("SELECT channels FROM checkpoints WHERE id = 2") == "1:x 1 1\n1:m 2 2\n");
 }
 
 TEST_CASE("sqlite: channel names of any bytes round-trip through the channel list") {
@@ -291,4 +335,141 @@ TEST_CASE("sqlite: a growing history grows the file by what is new") {
   const auto size = std::filesystem::file_size(file.path());
   MESSAGE("file after " << steps << " appended messages of 100 bytes: " << size << " bytes");
   CHECK(size < 256 * 1024);
+}
+
+// ---- converting a file of schema version 2 -------------------------------------------------
+
+namespace {
+
+// A file as the version-2 store wrote it (its schema, verbatim), holding what
+// put_version_2_history puts: two threads, an append chain, a channel referring to an
+// ancestor's value, a fork, a pending write.
+void write_version_2(const std::string& path, bool orphan_value = false) {
+  raw_db raw(path);
+  raw.exec("PRAGMA journal_mode = WAL");
+  raw.exec(R"sql(
+CREATE TABLE stategraph_store (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE checkpoints (
+  thread TEXT NOT NULL, id INTEGER NOT NULL, parent INTEGER NOT NULL, step INTEGER NOT NULL,
+  source TEXT NOT NULL, format_version INTEGER NOT NULL, schema_hash TEXT NOT NULL, metadata TEXT NOT NULL,
+  channels TEXT NOT NULL,
+  PRIMARY KEY (thread, id)) WITHOUT ROWID;
+CREATE TABLE channel_values (
+  thread TEXT NOT NULL, origin INTEGER NOT NULL, channel TEXT NOT NULL, previous INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (thread, origin, channel)) WITHOUT ROWID;
+CREATE TABLE pending_writes (
+  thread TEXT NOT NULL, checkpoint INTEGER NOT NULL, task TEXT NOT NULL, idx INTEGER NOT NULL,
+  channel TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY (thread, checkpoint, task, idx));
+INSERT INTO stategraph_store VALUES ('schema_version', 2);
+PRAGMA application_id = 1397191540;
+INSERT INTO checkpoints VALUES
+  ('t', 1, 0, 0, 'input', 1, 'h1', '{}', '1:x 1 1' || char(10) || '1:m 1 1' || char(10)),
+  ('t', 2, 1, 1, 'loop', 1, 'h1', '{"a":1}', '1:x 1 1' || char(10) || '1:m 2 2' || char(10)),
+  ('t', 3, 2, 2, 'loop', 1, 'h1', '{}', '1:x 2 3' || char(10) || '1:m 3 3' || char(10)),
+  ('t', 4, 2, 2, 'fork', 1, 'h1', '{}', '1:x 1 1' || char(10) || '1:m 3 4' || char(10)),
+  ('u', 1, 0, 0, 'loop', 1, 'h1', '{}', '1:y 1 1' || char(10));
+INSERT INTO channel_values VALUES
+  ('t', 1, 'x', 0, 'one'), ('t', 1, 'm', 0, 'a'), ('t', 2, 'm', 1, 'b'), ('t', 3, 'x', 0, 'two'),
+  ('t', 3, 'm', 2, 'c'), ('t', 4, 'm', 2, 'z'), ('u', 1, 'y', 0, 'u1');
+INSERT INTO pending_writes VALUES ('t', 2, 'agent', 0, 'm', 'w');
+)sql");
+  if (orphan_value) raw.exec("INSERT INTO channel_values VALUES ('t', 9, 'x', 0, 'lost')");
+}
+
+// The same history through the store's own puts.
+void put_version_2_history(sg::sqlite_store& s) {
+  put(s, "t", {{"x", 1, "one"}, {"m", 1, "a", true}}, {.source = sg::checkpoint_source::input});
+  put(s, "t", {{"x", 1}, {"m", 2, "b", true}}, {.parent = 1, .step = 1, .metadata = R"({"a":1})"});
+  put(s, "t", {{"x", 2, "two"}, {"m", 3, "c", true}}, {.parent = 2, .step = 2});
+  put(s, "t", {{"x", 1}, {"m", 3, "z", true}}, {.parent = 2, .step = 2, .source = sg::checkpoint_source::fork});
+  put(s, "u", {{"y", 1, "u1"}});
+  std::vector<sg::pending_write_put> writes{{"agent", 0, "m", "w"}};
+  s.put_writes("t", 2, writes);
+}
+
+}  // namespace
+
+TEST_CASE("sqlite: a file of schema version 2 is converted to version 3 when opened, keeping everything") {
+  temp_db old_file, new_file;
+  write_version_2(old_file.path());
+  sg::sqlite_store fresh(new_file.path());
+  put_version_2_history(fresh);
+
+  sg::sqlite_store s(old_file.path());
+  {
+    raw_db raw(old_file.path());
+    CHECK(raw.text("SELECT value FROM stategraph_store WHERE key = 'schema_version'") == "3");
+    CHECK(raw.text("SELECT count(*) FROM sqlite_master WHERE name = 'channel_values'") == "0");
+  }
+  for (const auto* thread : {"t", "u"}) {
+    CAPTURE(thread);
+    CHECK(s.list(thread) == fresh.list(thread));
+    for (const auto& info : fresh.list(thread)) CHECK(s.get(thread, info.id) == fresh.get(thread, info.id));
+  }
+  CHECK(joined(*s.get("t", 3), "m") == "a|b|c");
+  CHECK(joined(*s.get("t", 4), "m") == "a|b|z");
+  CHECK(joined(*s.get("t", 4), "x") == "one");
+  CHECK(s.stats() == fresh.stats());
+  CHECK(s.stats() == sg::store_stats{2, 5, 7, 12, 1});
+  CHECK(s.threads() == std::vector<std::string>{"t", "u"});
+  CHECK(s.pending_writes("t", 2) == std::vector<sg::pending_write>{{"agent", 0, "m", "w"}});
+  // The converted thread continues: ids, the channel list and the append chain carry on.
+  CHECK(put(s, "t", {{"x", 1}, {"m", 4, "d", true}}, {.parent = 4}) == 5);
+  CHECK(joined(*s.get("t"), "m") == "a|b|z|d");
+  // Opening it again finds version 3 and changes nothing.
+  sg::sqlite_store again(old_file.path());
+  CHECK(again.get("t") == s.get("t"));
+}
+
+TEST_CASE("sqlite: a conversion that fails changes nothing") {
+  temp_db file;
+  SUBCASE("a value of a checkpoint that does not exist") {
+    write_version_2(file.path(), true);
+    CHECK_THROWS_WITH_AS(sg::sqlite_store{file.path()},
+                         doctest::Contains("thread 't' has values of checkpoint 9, which does not exist"),
+                         sg::store_format_error);
+  }
+  SUBCASE("another connection holds the write lock") {
+    write_version_2(file.path());
+    raw_db other(file.path());
+    other.exec("BEGIN IMMEDIATE");
+    CHECK_THROWS_WITH_AS((sg::sqlite_store{file.path(), {.busy_timeout = std::chrono::milliseconds(50)}}),
+                         doctest::Contains("database is locked"), sg::store_error);
+    other.exec("COMMIT");
+  }
+  raw_db raw(file.path());
+  CHECK(raw.text("SELECT value FROM stategraph_store WHERE key = 'schema_version'") == "2");
+  CHECK(raw.text("SELECT count(*) FROM channel_values") != "0");
+  CHECK(raw.text("SELECT count(*) FROM pragma_table_info('checkpoints') WHERE name = 'vals'") == "0");
+}
+
+TEST_CASE("sqlite: processes that open a version-2 file at the same time convert it once") {
+  temp_db file;
+  write_version_2(file.path());
+  std::vector<pid_t> children;
+  for (int k = 0; k < 4; ++k) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      int code = 0;
+      try {
+        sg::sqlite_store s(file.path());
+        if (joined(*s.get("t", 3), "m") != "a|b|c") code = 2;
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "child %d: %s\n", k, e.what());
+        code = 1;
+      }
+      ::_exit(code);
+    }
+    REQUIRE(pid > 0);
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  }
+  sg::sqlite_store s(file.path());
+  CHECK(s.stats() == sg::store_stats{2, 5, 7, 12, 1});
 }

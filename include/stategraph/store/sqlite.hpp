@@ -52,10 +52,10 @@ class sqlite_store {
     // IMMEDIATE takes the write lock before reading the last id, so writers in other
     // processes cannot be handed the same id.
     detail::sqlite_transaction tx(sql_.begin_write, sql_.commit, sql_.rollback);
-    const std::int64_t version = data_version();
     // What this connection last wrote is still the file's truth while no other connection
-    // has committed since (data_version unchanged): then the id and the parent's channels
-    // need no reads.
+    // has committed since (the data version unchanged since this connection's own commit):
+    // then the id and the parent's channels need no reads.
+    const std::int64_t version = data_version();
     const bool cached = cache_.valid && cache_.data_version == version && cache_.thread == cp.thread;
     const std::int64_t id = (cached ? cache_.last_id : last_id(cp.thread)) + 1;
     const std::vector<channel_entry>* parent = nullptr;
@@ -67,9 +67,12 @@ class sqlite_store {
         parent = &scratch_parent_;
       }
     }
+    // Entries are assigned over the ones the vector already holds, so their strings' memory
+    // is reused from step to step.
     std::vector<channel_entry>& now = scratch_now_;
-    now.clear();
+    now.resize(cp.channels.size());
     list_text_.clear();
+    vals_text_.clear();
     for (std::size_t i = 0; i < cp.channels.size(); ++i) {
       const channel_put& c = cp.channels[i];
       check_name(cp, i);
@@ -80,15 +83,12 @@ class sqlite_store {
       } else if (!c.value) {
         throw detail::unresolved_channel(cp, c, old ? std::optional(old->version) : std::nullopt);
       } else {
-        detail::sqlite_query(sql_.insert_value)
-            .bind(cp.thread)
-            .bind(id)
-            .bind(c.channel)
-            .bind(c.append && old != nullptr ? old->origin : no_checkpoint)
-            .bind(*c.value)
-            .run();
+        detail::append_value(vals_text_, c.channel, c.append && old != nullptr ? old->origin : no_checkpoint,
+                             *c.value);
       }
-      now.push_back({std::string(c.channel), c.version, origin});
+      now[i].channel.assign(c.channel);
+      now[i].version = c.version;
+      now[i].origin = origin;
       detail::append_channel_ref(list_text_, c.channel, c.version, origin);
     }
     detail::sqlite_query(sql_.insert_checkpoint)
@@ -101,12 +101,13 @@ class sqlite_store {
         .bind(cp.schema_hash)
         .bind(cp.metadata)
         .bind(list_text_)
+        .bind(vals_text_)
         .run();
     cache_.valid = false;  // until the commit has succeeded
     tx.commit();
     if (cache_.thread != cp.thread) cache_.thread.assign(cp.thread);
     cache_.last_id = id;
-    cache_.data_version = version;  // this connection's own commits do not change it
+    cache_.data_version = data_version();  // read after the commit, which may have changed it
     std::swap(cache_.channels, now);
     cache_.valid = true;
     return id;
@@ -174,7 +175,7 @@ class sqlite_store {
     detail::sqlite_transaction tx(sql_.begin_write, sql_.commit, sql_.rollback);
     const bool existed = last_id(thread) != no_checkpoint;
     cache_.valid = false;
-    for (auto* s : {&sql_.delete_writes, &sql_.delete_values, &sql_.delete_checkpoints})
+    for (auto* s : {&sql_.delete_writes, &sql_.delete_checkpoints})
       detail::sqlite_query(*s).bind(thread).run();
     tx.commit();
     return existed;
@@ -190,10 +191,27 @@ class sqlite_store {
 
   store_stats stats() const {
     std::lock_guard lock(mutex_);
-    detail::sqlite_query q(sql_.stats);
-    q.next();
-    auto at = [&](int c) { return static_cast<std::size_t>(q.int64(c)); };
-    return {at(0), at(1), at(2), at(3), at(4)};
+    detail::sqlite_transaction tx(sql_.begin_read, sql_.commit, sql_.rollback);  // one snapshot for both reads
+    store_stats out;
+    {
+      detail::sqlite_query q(sql_.stats);
+      q.next();
+      auto at = [&](int c) { return static_cast<std::size_t>(q.int64(c)); };
+      out.threads = at(0);
+      out.checkpoints = at(1);
+      out.pending_writes = at(2);
+    }
+    // Values live inside their checkpoints' rows, so counting them reads those rows.
+    detail::sqlite_query q(sql_.all_values);
+    while (q.next()) {
+      const bool ok = detail::for_each_value(q.text(2), [&](const detail::sqlite_value_ref& v) {
+        ++out.values;
+        out.value_bytes += v.value.size();
+        return true;
+      });
+      if (!ok) throw corrupted(q.text(0), q.int64(1), "value list");
+    }
+    return out;
   }
 
  private:
@@ -224,12 +242,8 @@ class sqlite_store {
                           "reading the parent's channels"),
           insert_checkpoint(db,
                             "INSERT INTO checkpoints (thread, id, parent, step, source, format_version, schema_hash,"
-                            " metadata, channels) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                            " metadata, channels, vals) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                             "writing a checkpoint"),
-          insert_value(db,
-                       "INSERT INTO channel_values (thread, origin, channel, previous, value)"
-                       " VALUES (?1, ?2, ?3, ?4, ?5)",
-                       "writing a channel value"),
           insert_write(db,
                        "INSERT OR IGNORE INTO pending_writes (thread, checkpoint, task, idx, channel, value)"
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -238,7 +252,8 @@ class sqlite_store {
                  "reading the latest checkpoint"),
           info(db, std::string(detail::sqlite_checkpoint_sql) + " WHERE thread = ?1 AND id = ?2",
                "reading a checkpoint"),
-          value_chain(db, detail::sqlite_value_chain_sql, "reading a channel's value"),
+          value_rows(db, "SELECT id, vals FROM checkpoints WHERE thread = ?1 AND id <= ?2 ORDER BY id DESC",
+                     "reading a channel's value"),
           list(db, std::string(detail::sqlite_info_sql) + " WHERE thread = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
                "listing checkpoints"),
           read_writes(db,
@@ -246,19 +261,17 @@ class sqlite_store {
                       " WHERE thread = ?1 AND checkpoint = ?2 ORDER BY task, idx",
                       "reading pending writes"),
           delete_writes(db, "DELETE FROM pending_writes WHERE thread = ?1", "deleting a thread"),
-          delete_values(db, "DELETE FROM channel_values WHERE thread = ?1", "deleting a thread"),
           delete_checkpoints(db, "DELETE FROM checkpoints WHERE thread = ?1", "deleting a thread"),
           threads(db, "SELECT DISTINCT thread FROM checkpoints ORDER BY thread", "listing threads"),
           stats(db,
                 "SELECT (SELECT count(DISTINCT thread) FROM checkpoints), (SELECT count(*) FROM checkpoints),"
-                " (SELECT count(*) FROM channel_values),"
-                " (SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM channel_values),"
                 " (SELECT count(*) FROM pending_writes)",
-                "counting rows") {}
+                "counting rows"),
+          all_values(db, "SELECT thread, id, vals FROM checkpoints WHERE vals <> ''", "counting values") {}
 
     detail::sqlite_statement begin_write, begin_read, commit, rollback, last_id, exists, data_version, parent_channels,
-        insert_checkpoint, insert_value, insert_write, latest, info, value_chain, list, read_writes, delete_writes,
-        delete_values, delete_checkpoints, threads, stats;
+        insert_checkpoint, insert_write, latest, info, value_rows, list, read_writes, delete_writes, delete_checkpoints,
+        threads, stats, all_values;
   };
 
   static statements prepare(const detail::sqlite_connection& db, const sqlite_options& options) {
@@ -278,7 +291,16 @@ class sqlite_store {
     q.bind(thread).bind(id);
     return q.next();
   }
+  // A number that changes whenever another connection has committed to the file (it may
+  // also change on this connection's own commits, so it is read again after each). The
+  // file control is a function call where the pragma is a statement; SQLite before 3.26
+  // lacks it and answers SQLITE_NOTFOUND, and then the pragma is asked.
   std::int64_t data_version() const {
+#ifdef SQLITE_FCNTL_DATA_VERSION
+    unsigned int v = 0;
+    if (sqlite3_file_control(db_.handle(), "main", SQLITE_FCNTL_DATA_VERSION, &v) == SQLITE_OK)
+      return static_cast<std::int64_t>(v);
+#endif
     detail::sqlite_query q(sql_.data_version);
     return q.next() ? q.int64(0) : 0;
   }
@@ -287,14 +309,14 @@ class sqlite_store {
     detail::sqlite_query q(sql_.parent_channels);
     q.bind(thread).bind(id);
     if (!q.next()) return false;
-    if (!detail::parse_channel_list(q.text(0), refs_)) throw corrupted_list(thread, id);
+    if (!detail::parse_channel_list(q.text(0), refs_)) throw corrupted(thread, id, "channel list");
     out.clear();
     for (const auto& r : refs_) out.push_back({std::string(r.channel), r.version, r.origin});
     return true;
   }
-  store_format_error corrupted_list(std::string_view thread, std::int64_t id) const {
+  store_format_error corrupted(std::string_view thread, std::int64_t id, std::string_view what) const {
     return store_format_error("stategraph: SQLite store '" + path() + "': checkpoint " + std::to_string(id) +
-                              " of thread '" + std::string(thread) + "' has a corrupted channel list");
+                              " of thread '" + std::string(thread) + "' has a corrupted " + std::string(what));
   }
   static const channel_entry* find(const std::vector<channel_entry>& in, std::string_view name) {
     auto it = std::find_if(in.begin(), in.end(), [&](const channel_entry& p) { return p.channel == name; });
@@ -322,20 +344,60 @@ class sqlite_store {
             std::string(q.text(5)),
             std::string(q.text(6))};
   }
-  // Columns of sqlite_checkpoint_sql. A channel whose value row is missing is left out
-  // (the runtime then names the channel its checkpoint lacks).
+  // Columns of sqlite_checkpoint_sql. A channel whose value is missing from its origin's
+  // row is left out (the runtime then names the channel its checkpoint lacks).
   stored_checkpoint read(std::string_view thread, const detail::sqlite_query& header) const {
     stored_checkpoint out{info(thread, header), {}};
-    if (!detail::parse_channel_list(header.text(7), refs_)) throw corrupted_list(thread, out.id);
+    if (!detail::parse_channel_list(header.text(7), refs_)) throw corrupted(thread, out.id, "channel list");
     for (const auto& r : refs_) {
-      detail::sqlite_query q(sql_.value_chain);
-      q.bind(thread).bind(r.origin).bind(r.channel);
-      if (!q.next()) continue;
-      channel_value& ch =
-          out.channels.emplace_back(channel_value{std::string(r.channel), r.version, std::string(q.text(0)), {}});
-      while (q.next()) ch.appends.emplace_back(q.text(0));
+      if (!read_pieces(thread, r.channel, r.origin)) continue;
+      channel_value& ch = out.channels.emplace_back(
+          channel_value{std::string(r.channel), r.version, std::move(pieces_.back()), {}});
+      ch.appends.reserve(pieces_.size() - 1);
+      for (std::size_t k = pieces_.size() - 1; k-- > 0;) ch.appends.push_back(std::move(pieces_[k]));
     }
     return out;
+  }
+
+  // A channel's value into pieces_, newest first: the piece `origin` wrote, then the pieces
+  // it extends through `previous`, back to a whole value. False if `origin` wrote none.
+  // The pieces of a chain are usually in consecutive checkpoints, so the rows are read
+  // walking back one index cursor; a gap of more than a few rows seeks instead.
+  bool read_pieces(std::string_view thread, std::string_view channel, std::int64_t origin) const {
+    constexpr int max_skipped = 16;
+    pieces_.clear();
+    std::int64_t want = origin;
+    while (want != no_checkpoint) {
+      detail::sqlite_query q(sql_.value_rows);
+      q.bind(thread).bind(want);
+      int skipped = 0;
+      while (want != no_checkpoint && skipped <= max_skipped) {
+        const bool has_row = q.next();
+        const std::int64_t row = has_row ? q.int64(0) : no_checkpoint;
+        if (has_row && row > want) {
+          ++skipped;
+          continue;
+        }
+        bool found = false;
+        if (has_row && row == want) {
+          const bool ok = detail::for_each_value(q.text(1), [&](const detail::sqlite_value_ref& v) {
+            if (v.channel != channel) return true;
+            pieces_.emplace_back(v.value);
+            want = v.previous;
+            found = true;
+            return false;
+          });
+          if (!ok) throw corrupted(thread, row, "value list");
+        }
+        if (!found) {
+          if (pieces_.empty()) return false;
+          throw corrupted(thread, origin, "append chain for channel '" + std::string(channel) + "' (checkpoint " +
+                                              std::to_string(want) + " lacks its piece)");
+        }
+        skipped = 0;
+      }
+    }
+    return true;
   }
 
   mutable std::mutex mutex_;
@@ -344,8 +406,9 @@ class sqlite_store {
   // Buffers reused by every call, behind mutex_.
   put_cache cache_;
   std::vector<channel_entry> scratch_parent_, scratch_now_;
-  std::string list_text_;
+  std::string list_text_, vals_text_;
   mutable std::vector<detail::sqlite_channel_ref> refs_;  // views into the row being read
+  mutable std::vector<std::string> pieces_;
 };
 
 static_assert(checkpoint_store<sqlite_store>);

@@ -18,37 +18,33 @@
 
 namespace stategraph::detail {
 
-// 2: a checkpoint's channel list is a column of its row (1 had a row per channel), and
-// both tables are keyed without rowids, so a put writes one row plus one per new value.
-// A file of version 1 is refused (nothing converts it).
-inline constexpr std::int64_t sqlite_schema_version = 2;
+// 3: a checkpoint's new values are a column of its own row (`vals`), so a put writes one
+// row in one b-tree; 2 kept them in a table of their own (channel_values), and is migrated
+// to 3 when opened. 1 had a row per channel of every checkpoint; it is refused.
+inline constexpr std::int64_t sqlite_schema_version = 3;
 inline constexpr std::int32_t sqlite_application_id = 0x53477374;  // "SGst"
 
 // checkpoints     one row per checkpoint; (thread, id) is also the history index. `channels`
 //                 lists every channel of the checkpoint in put order: its name, version and
 //                 `origin`, the id of the checkpoint that wrote the value it has (itself or
-//                 an ancestor); see sqlite_channel_list.
-// channel_values  each value once, keyed by the checkpoint that wrote it, so two branches
-//                 of a fork that reach the same version never collide, and a checkpoint's
-//                 values sit side by side; `previous` links an appended piece to the value
-//                 it extends (0: none).
+//                 an ancestor); see sqlite_channel_list. `vals` holds the values this
+//                 checkpoint wrote, each with `previous`, the checkpoint whose value an
+//                 appended piece extends (0: none); see sqlite_value_list. Values are keyed
+//                 by the checkpoint that wrote them, so two branches of a fork that reach
+//                 the same version never collide.
 // pending_writes  writes of nodes that succeeded in a step that failed.
 inline constexpr const char* sqlite_schema_sql = R"sql(
 CREATE TABLE stategraph_store (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE checkpoints (
   thread TEXT NOT NULL, id INTEGER NOT NULL, parent INTEGER NOT NULL, step INTEGER NOT NULL,
   source TEXT NOT NULL, format_version INTEGER NOT NULL, schema_hash TEXT NOT NULL, metadata TEXT NOT NULL,
-  channels TEXT NOT NULL,
+  channels TEXT NOT NULL, vals TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (thread, id)) WITHOUT ROWID;
-CREATE TABLE channel_values (
-  thread TEXT NOT NULL, origin INTEGER NOT NULL, channel TEXT NOT NULL, previous INTEGER NOT NULL,
-  value TEXT NOT NULL,
-  PRIMARY KEY (thread, origin, channel)) WITHOUT ROWID;
 CREATE TABLE pending_writes (
   thread TEXT NOT NULL, checkpoint INTEGER NOT NULL, task TEXT NOT NULL, idx INTEGER NOT NULL,
   channel TEXT NOT NULL, value TEXT NOT NULL,
   PRIMARY KEY (thread, checkpoint, task, idx));
-INSERT INTO stategraph_store VALUES ('schema_version', 2);
+INSERT INTO stategraph_store VALUES ('schema_version', 3);
 PRAGMA application_id = 1397191540;
 )sql";
 static_assert(sqlite_application_id == 1397191540);
@@ -59,18 +55,6 @@ inline constexpr const char* sqlite_info_sql =
 // The same and the channel list (column 7), for reading whole checkpoints.
 inline constexpr const char* sqlite_checkpoint_sql =
     "SELECT id, parent, step, source, format_version, schema_hash, metadata, channels FROM checkpoints";
-
-// One channel's value: its value row, then the rows it appends to, walked back through
-// `previous`; the whole value comes first (deepest), then the appended pieces, oldest first.
-inline constexpr const char* sqlite_value_chain_sql = R"sql(
-WITH RECURSIVE chain (previous, value, depth) AS (
-  SELECT previous, value, 0 FROM channel_values WHERE thread = ?1 AND origin = ?2 AND channel = ?3
-  UNION ALL
-  SELECT v.previous, v.value, chain.depth + 1
-    FROM chain JOIN channel_values AS v ON v.thread = ?1 AND v.origin = chain.previous AND v.channel = ?3
-   WHERE chain.previous <> 0)
-SELECT value FROM chain ORDER BY depth DESC
-)sql";
 
 // A checkpoint's channel list as one text: per channel `<bytes of name>:<name> <version>
 // <origin>\n`. The length prefix lets a name hold any byte.
@@ -91,27 +75,70 @@ inline void append_channel_ref(std::string& out, std::string_view channel, std::
   out += '\n';
 }
 
+// Reads a decimal number ending at `end` off the front of `s`; false if there is none.
+template <class Int>
+bool take_number(std::string_view& s, char end, Int& v) {
+  const auto stop = s.find(end);
+  if (stop == std::string_view::npos || stop == 0) return false;
+  auto r = std::from_chars(s.data(), s.data() + stop, v);
+  if (r.ec != std::errc{} || r.ptr != s.data() + stop) return false;
+  s.remove_prefix(stop + 1);
+  return true;
+}
+
+// Reads `<bytes>:<bytes of text>` off the front of `s`.
+inline bool take_counted(std::string_view& s, std::string_view& out) {
+  std::size_t length = 0;
+  if (!take_number(s, ':', length) || length > s.size()) return false;
+  out = s.substr(0, length);
+  s.remove_prefix(length);
+  return true;
+}
+
 // Parses a channel list into views of `text`; false if it is not one.
 inline bool parse_channel_list(std::string_view text, std::vector<sqlite_channel_ref>& out) {
   out.clear();
-  auto number = [&](std::string_view& s, char end, auto& v) {
-    const auto stop = s.find(end);
-    if (stop == std::string_view::npos || stop == 0) return false;
-    auto r = std::from_chars(s.data(), s.data() + stop, v);
-    if (r.ec != std::errc{} || r.ptr != s.data() + stop) return false;
-    s.remove_prefix(stop + 1);
-    return true;
-  };
   while (!text.empty()) {
-    std::size_t length = 0;
     sqlite_channel_ref ref;
-    if (!number(text, ':', length) || length == 0 || length >= text.size()) return false;
-    ref.channel = text.substr(0, length);
-    text.remove_prefix(length);
-    if (text.front() != ' ') return false;
+    if (!take_counted(text, ref.channel) || ref.channel.empty() || text.empty() || text.front() != ' ') return false;
     text.remove_prefix(1);
-    if (!number(text, ' ', ref.version) || !number(text, '\n', ref.origin)) return false;
+    if (!take_number(text, ' ', ref.version) || !take_number(text, '\n', ref.origin)) return false;
     out.push_back(ref);
+  }
+  return true;
+}
+
+// The values a checkpoint wrote, as one text (column `vals`): per value `<bytes of
+// name>:<name> <previous> <bytes of value>:<value>`, with no separator, since every part
+// that may hold any byte is counted.
+struct sqlite_value_ref {
+  std::string_view channel;
+  std::int64_t previous = 0;
+  std::string_view value;
+};
+
+inline void append_value(std::string& out, std::string_view channel, std::int64_t previous, std::string_view value) {
+  out += std::to_string(channel.size());
+  out += ':';
+  out += channel;
+  out += ' ';
+  out += std::to_string(previous);
+  out += ' ';
+  out += std::to_string(value.size());
+  out += ':';
+  out += value;
+}
+
+// Calls `each(sqlite_value_ref)` for every value of `text` until it returns false; false
+// if `text` is not a value list.
+template <class Each>
+bool for_each_value(std::string_view text, Each each) {
+  while (!text.empty()) {
+    sqlite_value_ref v;
+    if (!take_counted(text, v.channel) || v.channel.empty() || text.empty() || text.front() != ' ') return false;
+    text.remove_prefix(1);
+    if (!take_number(text, ' ', v.previous) || !take_counted(text, v.value)) return false;
+    if (!each(v)) return true;
   }
   return true;
 }
@@ -124,28 +151,73 @@ inline std::optional<std::int64_t> sqlite_scalar(const sqlite_connection& db, co
   return q.int64(0);
 }
 
-// True for a store this build reads, false for an empty file; anything else is refused.
-inline bool is_sqlite_store(const sqlite_connection& db) {
+// What opening found in the file.
+enum class sqlite_file_kind { empty, current, version_2 };
+
+// Reads the file's marks; refuses anything that is not a store this build reads or converts.
+inline sqlite_file_kind sqlite_file_of(const sqlite_connection& db) {
   if (sqlite_scalar(db, "SELECT count(*) FROM sqlite_master", "reading the file's tables").value_or(0) == 0)
-    return false;
+    return sqlite_file_kind::empty;
   if (sqlite_scalar(db, "PRAGMA application_id", "reading the application id") != sqlite_application_id)
     throw store_format_error("stategraph: '" + db.path() +
                              "' is a SQLite database but not a stategraph checkpoint store; nothing was changed");
   const auto version = sqlite_scalar(db, "SELECT value FROM stategraph_store WHERE key = 'schema_version'",
                                      "reading the schema version");
-  if (version != sqlite_schema_version)
-    throw store_format_error("stategraph: '" + db.path() + "' is a stategraph store of schema version " +
-                             (version ? std::to_string(*version) : "(none)") + "; this build reads version " +
-                             std::to_string(sqlite_schema_version) + " only; nothing was changed");
-  return true;
+  if (version == sqlite_schema_version) return sqlite_file_kind::current;
+  if (version == 2) return sqlite_file_kind::version_2;
+  std::string how = version == 1 ? "; nothing converts version 1: finish or drop its threads with the build that"
+                                   " wrote it"
+                                 : "";
+  throw store_format_error("stategraph: '" + db.path() + "' is a stategraph store of schema version " +
+                           (version ? std::to_string(*version) : "(none)") + "; this build reads version " +
+                           std::to_string(sqlite_schema_version) + " and converts version 2" + how +
+                           "; nothing was changed");
+}
+
+// Converts a version-2 file to version 3 inside the caller's write transaction (all or
+// nothing): each row of channel_values moves into the `vals` of the checkpoint that wrote
+// it, then the table goes. Ids, values and their links are kept as they are.
+inline void migrate_sqlite_store_from_2(const sqlite_connection& db) {
+  db.exec("ALTER TABLE checkpoints ADD COLUMN vals TEXT NOT NULL DEFAULT ''", "converting version 2: adding vals");
+  {
+    sqlite_statement rows(db, "SELECT thread, origin, channel, previous, value FROM channel_values",
+                          "converting version 2: reading the values");
+    // Appends, so values of one checkpoint are kept whatever order the rows come in.
+    sqlite_statement update(db, "UPDATE checkpoints SET vals = vals || ?3 WHERE thread = ?1 AND id = ?2",
+                            "converting version 2: writing the values");
+    std::string thread, vals;
+    std::int64_t origin = no_checkpoint;
+    auto flush = [&] {
+      if (vals.empty()) return;
+      sqlite_query(update).bind(thread).bind(origin).bind(vals).run();
+      if (sqlite3_changes(db.handle()) != 1)
+        throw store_format_error("stategraph: '" + db.path() + "': converting version 2: thread '" + thread +
+                                 "' has values of checkpoint " + std::to_string(origin) +
+                                 ", which does not exist; nothing was changed");
+      vals.clear();
+    };
+    sqlite_query q(rows);
+    while (q.next()) {
+      if (q.text(0) != thread || q.int64(1) != origin) {
+        flush();
+        thread.assign(q.text(0));
+        origin = q.int64(1);
+      }
+      append_value(vals, q.text(2), q.int64(3), q.text(4));
+    }
+    flush();
+  }  // the statements end before their table is dropped
+  db.exec("DROP TABLE channel_values", "converting version 2: dropping channel_values");
+  db.exec("UPDATE stategraph_store SET value = 3 WHERE key = 'schema_version'",
+          "converting version 2: marking version 3");
 }
 
 // Opens the file as a store: refuses a foreign file before writing anything to it, then
-// switches it to WAL and makes the tables if it is new. Safe when several processes open
-// the same new file at once: creation re-checks under the write lock.
+// switches it to WAL and makes the tables if it is new, or converts a version-2 file. Safe
+// when several processes open the same file at once: both re-check under the write lock.
 inline void open_sqlite_store(const sqlite_connection& db, int busy_timeout_ms, const char* synchronous) {
   sqlite3_busy_timeout(db.handle(), busy_timeout_ms);
-  is_sqlite_store(db);  // before anything is written to a file that may not be ours
+  sqlite_file_of(db);  // before anything is written to a file that may not be ours
   if (db.path() != ":memory:" && !db.path().empty()) {
     sqlite_statement wal(db, "PRAGMA journal_mode = WAL", "switching to WAL");
     sqlite_query q(wal);
@@ -156,7 +228,16 @@ inline void open_sqlite_store(const sqlite_connection& db, int busy_timeout_ms, 
   db.exec((std::string("PRAGMA synchronous = ") + synchronous).c_str(), "setting synchronous");
   db.exec("BEGIN IMMEDIATE", "locking the file to make the tables");
   try {
-    if (!is_sqlite_store(db)) db.exec(sqlite_schema_sql, "making the tables");
+    switch (sqlite_file_of(db)) {
+      case sqlite_file_kind::empty:
+        db.exec(sqlite_schema_sql, "making the tables");
+        break;
+      case sqlite_file_kind::version_2:
+        migrate_sqlite_store_from_2(db);
+        break;
+      case sqlite_file_kind::current:
+        break;
+    }
     db.exec("COMMIT", "committing the tables");
   } catch (...) {
     sqlite3_exec(db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
