@@ -129,6 +129,35 @@ TEST_CASE("write | write keeps every entry and its value, in order") {
   CHECK(std::get<2>(p.entries).value == 7);
 }
 
+// Counts how a written value is handled; write() is on every node's hot path, so it must
+// build its entry where the patch keeps it: one move from the argument, no copy.
+struct tracked {
+  int moves = 0, copies = 0;
+  tracked() = default;
+  tracked(const tracked& o) : moves(o.moves), copies(o.copies + 1) {}
+  tracked(tracked&& o) noexcept : moves(o.moves + 1), copies(o.copies) {}
+  tracked& operator=(const tracked&) = default;
+  tracked& operator=(tracked&&) = default;
+};
+struct T {
+  sg::last_value<tracked> a;
+  sg::last_value<int> b;
+};
+
+TEST_CASE("write() moves its argument into the patch once and never copies it") {
+  auto p = sg::write<&T::a>(tracked{});
+  CHECK(std::get<0>(p.entries).value.moves == 1);
+  CHECK(std::get<0>(p.entries).value.copies == 0);
+  tracked lvalue;
+  auto q = sg::write<&T::a>(lvalue);  // an lvalue is copied once: the patch owns what it writes
+  CHECK(std::get<0>(q.entries).value.copies == 1);
+  CHECK(std::get<0>(q.entries).value.moves == 0);
+  // Composing moves each entry once more (into the combined tuple), still without a copy.
+  auto r = sg::write<&T::b>(1) | sg::write<&T::a>(tracked{});
+  CHECK(std::get<1>(r.entries).value.moves == 2);
+  CHECK(std::get<1>(r.entries).value.copies == 0);
+}
+
 TEST_CASE("maybe_write: an empty optional is absent, a full one present") {
   auto empty = sg::maybe_write<&S::total>(std::optional<int>{});
   auto full = sg::maybe_write<&S::total>(std::optional<int>{4});
