@@ -279,6 +279,33 @@ struct in_order<R, Rest...> {
   }
 };
 
+// Indexed storage: element I is a base slot<I, T>, so reaching it is one derived-to-base
+// conversion (no std::tuple_element/_Nth_type walk, no recursive _Tuple_impl).
+template <std::size_t I, class T>
+struct slot {
+  T value;
+};
+template <class Seq, class... T>
+struct slots_base;
+template <std::size_t... I, class... T>
+struct slots_base<std::index_sequence<I...>, T...> : slot<I, T>... {
+  slots_base() = default;
+  template <class... U>
+  explicit slots_base(std::in_place_t, U&&... u) : slot<I, T>{std::forward<U>(u)}... {}
+};
+template <class... T>
+struct slots : slots_base<std::index_sequence_for<T...>, T...> {
+  using slots_base<std::index_sequence_for<T...>, T...>::slots_base;
+};
+template <std::size_t I, class T>
+constexpr T& slot_at(slot<I, T>& s) noexcept {
+  return s.value;
+}
+template <std::size_t I, class T>
+constexpr const T& slot_at(const slot<I, T>& s) noexcept {
+  return s.value;
+}
+
 // Observers see each step. `quiet` is the one invoke uses: it compiles to nothing.
 struct quiet {
   static constexpr bool streams = false;
@@ -439,7 +466,7 @@ class app {
 
   // The payload queue a node keeps for the sends it receives (no_queue when none).
   template <std::size_t I>
-  using queue_for_node = std::tuple_element_t<I, typename detail::send_plan<A>::queues>;
+  using queue_for_node = boost::mp11::mp_at_c<typename detail::send_plan<A>::queues, I>;
 
   static constexpr std::array<std::string_view, A::size> node_names = [] {
     std::array<std::string_view, A::size> out{};
@@ -452,12 +479,12 @@ class app {
   using node_t = typename A::template node<I>;
   template <std::size_t B>
   using router_t = typename A::template branch_parts<typename A::template branch_at<B>>::router;
-  using nodes_tuple = boost::mp11::mp_rename<typename A::nodes, std::tuple>;
+  using nodes_tuple = boost::mp11::mp_rename<typename A::nodes, detail::slots>;
   template <class Seq>
   struct routers_of;
   template <std::size_t... B>
   struct routers_of<std::index_sequence<B...>> {
-    using type = std::tuple<router_t<B>...>;
+    using type = detail::slots<router_t<B>...>;
   };
   using routers_tuple = typename routers_of<std::make_index_sequence<A::branch_count>>::type;
 
@@ -468,13 +495,13 @@ class app {
   template <class Bound>
   static nodes_tuple make_nodes(Bound& bound) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return nodes_tuple{take<node_t<I>>(bound)...};
+      return nodes_tuple(std::in_place, take<node_t<I>>(bound)...);
     }(std::make_index_sequence<A::size>{});
   }
   template <class Bound>
   static routers_tuple make_routers(Bound& bound) {
     return [&]<std::size_t... B>(std::index_sequence<B...>) {
-      return routers_tuple{take<router_t<B>>(bound)...};
+      return routers_tuple(std::in_place, take<router_t<B>>(bound)...);
     }(std::make_index_sequence<A::branch_count>{});
   }
   template <class T, class Bound>
@@ -502,7 +529,7 @@ class app {
   auto call_once(const state_type& state, Ctx& context) const {
     using N = node_t<I>;
     using view_t = detail::node_view_t<N, state_type>;
-    const N& n = std::get<I>(nodes_);
+    const N& n = detail::slot_at<I>(nodes_);
     if constexpr (!std::is_same_v<Ctx, detail::no_context> && std::is_invocable_v<const N&, view_t, Ctx&>) {
       return normalise([&] { return n(view_t(state), context); });
     } else {
@@ -561,7 +588,7 @@ class app {
   struct results_of;
   template <class Ctx, std::size_t... I>
   struct results_of<Ctx, std::index_sequence<I...>> {
-    using type = std::tuple<typename result_slot<I, Ctx>::type...>;
+    using type = detail::slots<typename result_slot<I, Ctx>::type...>;
   };
   template <class Ctx>
   using results_tuple = typename results_of<Ctx, std::make_index_sequence<A::size>>::type;
@@ -801,7 +828,7 @@ class app {
     detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
       if constexpr (A::template branch_source<B> == I) {
         using R = router_t<B>;
-        take(first_target(std::get<B>(routers_)(view<state_type, typename node_traits<R>::reads_type>(state))));
+        take(first_target(detail::slot_at<B>(routers_)(view<state_type, typename node_traits<R>::reads_type>(state))));
       }
     });
     return next;
@@ -832,7 +859,7 @@ class app {
     detail::for_each_index<A::branch_count>([&]<std::size_t B>() {
       if constexpr (A::template branch_source<B> == I) {
         using R = router_t<B>;
-        auto chosen = std::get<B>(routers_)(view<state_type, typename node_traits<R>::reads_type>(state));
+        auto chosen = detail::slot_at<B>(routers_)(view<state_type, typename node_traits<R>::reads_type>(state));
         if constexpr (is_go<decltype(chosen)>::value) add_targets(next, chosen);
         else detail::enqueue<typename A::names>(sends, std::move(chosen));
       }
@@ -908,13 +935,13 @@ class app {
   using sends_plan = detail::send_plan<A>;
   static constexpr bool has_sends = sends_plan::any;
   template <std::size_t I>
-  using queue_t = std::tuple_element_t<I, typename sends_plan::queues>;
+  using queue_t = boost::mp11::mp_at_c<typename sends_plan::queues, I>;
 
   template <std::size_t I, class Ctx, class Payload>
   auto call_send_once(const state_type& state, const Payload& payload, Ctx& context) const {
     using N = node_t<I>;
     using view_t = detail::node_view_t<N, state_type>;
-    const N& n = std::get<I>(nodes_);
+    const N& n = detail::slot_at<I>(nodes_);
     if constexpr (!std::is_same_v<Ctx, detail::no_context> && std::is_invocable_v<const N&, view_t, const Payload&, Ctx&>)
       return normalise([&] { return n(view_t(state), payload, context); });
     else
@@ -954,7 +981,7 @@ class app {
   struct send_slots_of;
   template <class Ctx, std::size_t... I>
   struct send_slots_of<Ctx, std::index_sequence<I...>> {
-    using type = std::tuple<typename send_slots_for<I, Ctx>::type...>;
+    using type = detail::slots<typename send_slots_for<I, Ctx>::type...>;
   };
 
   // Moves the sends a result carries into the next step's queues.
@@ -1001,17 +1028,17 @@ class app {
       if constexpr (Observer::durable) {
         // A node whose writes survived a failed or paused step is not run again: run_step
         // has put them back into its slot before dispatching.
-        if (std::get<I>(f.results)) return;
+        if (detail::slot_at<I>(f.results)) return;
         detail::task_scope scope{I, f.observer.resume_values(I)};
         detail::task_scope_guard guard(&scope);
         try {
-          std::get<I>(f.results).emplace(detail::deferred{[&] { return f.self.template call<I>(f.state, f.context, f.config); }});
+          detail::slot_at<I>(f.results).emplace(detail::deferred{[&] { return f.self.template call<I>(f.state, f.context, f.config); }});
         } catch (...) {
           f.failures[I] = std::current_exception();
         }
       } else {
         try {
-          std::get<I>(f.results).emplace(detail::deferred{[&] { return f.self.template call<I>(f.state, f.context, f.config); }});
+          detail::slot_at<I>(f.results).emplace(detail::deferred{[&] { return f.self.template call<I>(f.state, f.context, f.config); }});
         } catch (...) {
           f.failures[I] = std::current_exception();
         }
@@ -1022,7 +1049,7 @@ class app {
   template <std::size_t I, class Ctx, class Observer>
   static void run_send_task(frame<Ctx, Observer>& f, std::size_t k) {
     if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) {
-      auto& slot = std::get<I>(f.sent)[k];
+      auto& slot = detail::slot_at<I>(f.sent)[k];
       try {
         slot.result.emplace(detail::deferred{
             [&] { return f.self.template call_send<I>(f.state, std::get<I>(f.queues)[k], f.context, f.config); }});
@@ -1036,7 +1063,7 @@ class app {
   void run_tasks(const typename A::set& active, Frame& f) const {
     if constexpr (has_sends) {
       detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) std::get<I>(f.sent).resize(std::get<I>(f.queues).size());
+        if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) detail::slot_at<I>(f.sent).resize(std::get<I>(f.queues).size());
       });
     }
     if constexpr (std::is_same_v<Executor, sequential>) {
@@ -1094,7 +1121,7 @@ class app {
       // does not decode refuses the whole step with nothing run (and nothing stored).
       detail::for_each_index<A::size>([&]<std::size_t I>() {
         if constexpr (plain<I, Ctx>)
-          if (at.active.test(I)) observer.template replay<I>(std::get<I>(f.results));
+          if (at.active.test(I)) observer.template replay<I>(detail::slot_at<I>(f.results));
       });
     }
     run_tasks<Ctx, Observer>(at.active, f);
@@ -1123,7 +1150,7 @@ class app {
     if constexpr (has_sends)
       detail::for_each_index<A::size>([&]<std::size_t I>() {
         if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>)
-          for (auto& slot : std::get<I>(f.sent))
+          for (auto& slot : detail::slot_at<I>(f.sent))
             if (slot.failure) fail(node_names[I], step_no, slot.failure);
       });
 
@@ -1143,22 +1170,22 @@ class app {
     };
     detail::for_each_index<A::size>([&]<std::size_t I>() {
       if constexpr (plain<I, Ctx>)
-        if (at.active.test(I)) merge(node_names[I], *std::get<I>(f.results));
+        if (at.active.test(I)) merge(node_names[I], *detail::slot_at<I>(f.results));
       if constexpr (has_sends && !std::is_same_v<queue_t<I>, detail::no_queue>)
-        for (auto& slot : std::get<I>(f.sent)) merge(node_names[I], *slot.result);
+        for (auto& slot : detail::slot_at<I>(f.sent)) merge(node_names[I], *slot.result);
     });
     typename A::set next = A::static_next(ran, at.arrived);
     if constexpr (A::reactive) next |= A::woken_by(changed);
     typename sends_plan::queues next_sends{};
     detail::for_each_index<A::size>([&]<std::size_t I>() {
       if constexpr (plain<I, Ctx>) if (at.active.test(I)) {
-        auto& r = *std::get<I>(f.results);
+        auto& r = *detail::slot_at<I>(f.results);
         if constexpr (!std::is_same_v<decltype(r.next), std::nullptr_t>)
           if (r.next) add_targets(next, *r.next);
         if constexpr (has_sends) collect_sends(next_sends, r);
       }
       if constexpr (has_sends && !std::is_same_v<queue_t<I>, detail::no_queue>)
-        for (auto& slot : std::get<I>(f.sent)) {
+        for (auto& slot : detail::slot_at<I>(f.sent)) {
           if constexpr (!std::is_same_v<decltype(slot.result->next), std::nullptr_t>)
             if (slot.result->next) add_targets(next, *slot.result->next);
           collect_sends(next_sends, *slot.result);
@@ -1180,7 +1207,7 @@ class app {
       constexpr std::size_t source = A::template branch_source<B>;
       if (ran.test(source)) {
         using R = router_t<B>;
-        auto chosen = std::get<B>(routers_)(view<state_type, typename node_traits<R>::reads_type>(state));
+        auto chosen = detail::slot_at<B>(routers_)(view<state_type, typename node_traits<R>::reads_type>(state));
         if constexpr (is_go<decltype(chosen)>::value) add_targets(next, chosen);
         else detail::enqueue<typename A::names>(next_sends, std::move(chosen));
       }
