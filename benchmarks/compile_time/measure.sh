@@ -5,7 +5,8 @@
 # and where the time goes for the largest graphs (clang -ftime-trace, g++ -ftime-report;
 # both with the constexpr cap raised, so that a graph over the cap is still traced).
 # Then draws docs/img/compile_time.png and rewrites the compile-time section of
-# docs/performance.md (between its marker comments) from what it measured.
+# docs/performance.md (between its marker comments) from what it measured; --no-docs
+# leaves docs/ (the picture too) untouched.
 #
 #   benchmarks/compile_time/measure.sh [--sizes 10,50,100,200] [--reps 3] [--violation-reps N]
 #       [--jobs 1] [--compilers "g++ clang++"] [--snapshot REV] [--include DIR --headers TEXT]
@@ -245,8 +246,10 @@ fi
 
 # ---- summary, picture and docs --------------------------------------------------------------
 python3 "$here/report.py" summary "$results"
-gnuplot -e "summary='$results/summary.csv'; out='$repo/docs/img/compile_time.png'" "$here/plot.gp"
 if [[ $docs == 1 ]]; then
+  gnuplot -e "summary='$results/summary.csv'; out='$repo/docs/img/compile_time.png'" "$here/plot.gp"
   python3 "$here/report.py" docs "$results" "$repo/docs/performance.md"
+  echo "measure.sh: results in $results, picture in docs/img/compile_time.png"
+else
+  echo "measure.sh: results in $results (--no-docs: docs/ untouched)"
 fi
-echo "measure.sh: results in $results, picture in docs/img/compile_time.png"

@@ -547,10 +547,10 @@ class durable_app {
     void keep_writes(Results& results_now, const Failures& failures) {
       std::vector<std::string> tasks, values;
       detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if constexpr (requires { std::get<I>(results_now).has_value(); })
-          if (!failures[I] && std::get<I>(results_now) && !results[I]) {
+        if constexpr (requires { detail::slot_at<I>(results_now).has_value(); })
+          if (!failures[I] && detail::slot_at<I>(results_now) && !results[I]) {
             tasks.push_back(std::string(App::node_names[I]) + "#result");
-            values.push_back(encode_result(*std::get<I>(results_now)).dump());
+            values.push_back(encode_result(*detail::slot_at<I>(results_now)).dump());
           }
       });
       std::vector<pending_write_put> rows;

@@ -1,0 +1,592 @@
+// The app: what sg::compile returns. Runs supersteps (BSP): every active node reads the
+// snapshot of the step start, and their patches merge at the barrier in node order.
+// Include <stategraph/run.hpp> (or the umbrella) rather than this header.
+#pragma once
+
+#include <stategraph/channels.hpp>
+#include <stategraph/detail/apply.hpp>
+#include <stategraph/detail/fixed_plan.hpp>
+#include <stategraph/detail/meta.hpp>
+#include <stategraph/detail/task.hpp>
+#include <stategraph/errors.hpp>
+#include <stategraph/events.hpp>
+#include <stategraph/executor.hpp>
+#include <stategraph/node.hpp>
+#include <stategraph/rules.hpp>
+#include <stategraph/run_options.hpp>
+#include <stategraph/schedule.hpp>
+#include <stategraph/schema.hpp>
+#include <stategraph/send.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace stategraph {
+
+template <class G, class A, class Executor = sequential>
+class app {
+ public:
+  using graph_type = G;
+  using state_type = typename G::state_type;
+  using analysis_type = A;
+  using executor_type = Executor;
+  // Graphs without sends keep no queues (rather than one empty queue type per node).
+  using queues_type =
+      std::conditional_t<detail::send_plan<A>::any, typename detail::send_plan<A>::queues, std::tuple<>>;
+  using position_type = run_position<A, queues_type>;
+  static constexpr std::size_t node_count = A::size;
+
+  template <class... Args>
+  explicit app(Args&&... args) : app(std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...), 0) {}
+
+  // Runs the graph from a new state: `input` is applied through the reducers onto a
+  // default-constructed state, then supersteps run until nothing is active.
+  state_type invoke(state_type input, const run_config& config = {}) const {
+    // A rule that fails here has printed its diagnostic; nothing more is compiled.
+    if constexpr (!rules::check_all<G, A, detail::no_context>()) {
+      return {};
+    } else {
+      detail::no_context none;
+      return run(std::move(input), none, config);
+    }
+  }
+  template <class Ctx>
+  requires(!std::is_same_v<std::remove_const_t<Ctx>, run_config>) state_type
+      invoke(state_type input, Ctx& context, const run_config& config = {})
+  const {
+    if constexpr (!rules::check_all<G, A, Ctx>())
+      return {};
+    else
+      return run(std::move(input), context, config);
+  }
+
+  // Where a run stands after `node` wrote into `state` outside a step (a checkpointed
+  // run's update_state as that node): its static edges and joins, and its branches
+  // evaluated on `state`, decide the next nodes and sends.
+  void route_after(const state_type& state, std::size_t node, position_type& at) const {
+    typename A::set ran{};
+    ran.set(node);
+    typename A::set next = A::static_next(ran, at.arrived);
+    queues_type next_sends{};
+    run_routers(state, ran, next, next_sends);
+    at.active = next;
+    at.sends = std::move(next_sends);
+  }
+
+  // Runs the graph and reports each step to `callback(const sg::event<State>&)`.
+  template <class Callback>
+  requires std::is_invocable_v < Callback&, const event<state_type>
+  & > state_type stream(state_type input, stream_mode mode, Callback&& callback, const run_config& config = {}) const {
+    if constexpr (!rules::check_all<G, A, detail::no_context>()) {
+      return {};
+    } else {
+      detail::no_context none;
+      return stream_with(std::move(input), mode, none, callback, config);
+    }
+  }
+  template <class Ctx, class Callback>
+  requires std::is_invocable_v < Callback&, const event<state_type>
+  & > state_type stream(state_type input, stream_mode mode, Ctx& context, Callback&& callback,
+                        const run_config& config = {}) const {
+    if constexpr (!rules::check_all<G, A, Ctx>())
+      return {};
+    else
+      return stream_with(std::move(input), mode, context, callback, config);
+  }
+  // The same as a range-v3 input range of events: each step runs when the range reaches
+  // it. The range refers to this app, which must outlive it.
+  auto stream(state_type input, stream_mode mode, const run_config& config = {}) const;
+
+  // The first step, and one step at a time: the building blocks of stream and of
+  // checkpointed runs.
+  position_type begin_run(state_type& state, state_type input) const {
+    state = state_type{};
+    return position_type{first_frontier(state, std::move(input)), {}, 0, {}};
+  }
+  // Applies the input onto `state` and returns what runs first: start's successors and, in
+  // a reactive graph, the subscribers of the channels the input set.
+  typename A::set first_frontier(state_type& state, state_type input) const {
+    typename A::set first = A::table.from_start;
+    if constexpr (A::reactive) first |= A::woken_by(detail::input_touches(input));
+    detail::apply_input(state, std::move(input));
+    return first;
+  }
+  template <class Ctx, class Observer = detail::quiet>
+  bool step(state_type& state, position_type& at, Ctx& context, const run_config& config, Observer& observer) const {
+    return run_step(state, at, context, config, observer);
+  }
+
+  const Executor& executor() const noexcept { return executor_; }
+
+  // The payload queue a node keeps for the sends it receives (no_queue when none).
+  template <std::size_t I>
+  using queue_for_node = boost::mp11::mp_at_c<typename detail::send_plan<A>::queues, I>;
+
+  static constexpr std::array<std::string_view, A::size> node_names = [] {
+    std::array<std::string_view, A::size> out{};
+    detail::for_each_index<A::size>([&]<std::size_t I>() { out[I] = node_traits<typename A::template node<I>>::name; });
+    return out;
+  }();
+
+ private:
+  template <std::size_t I>
+  using node_t = typename A::template node<I>;
+  template <std::size_t B>
+  using router_t = typename A::template branch_parts<typename A::template branch_at<B>>::router;
+  using nodes_tuple = boost::mp11::mp_rename<typename A::nodes, detail::slots>;
+  template <class Seq>
+  struct routers_of;
+  template <std::size_t... B>
+  struct routers_of<std::index_sequence<B...>> {
+    using type = detail::slots<router_t<B>...>;
+  };
+  using routers_tuple = typename routers_of<std::make_index_sequence<A::branch_count>>::type;
+
+  template <class Bound>
+  app(Bound&& bound, int) : nodes_(make_nodes(bound)), routers_(make_routers(bound)), executor_(take_executor(bound)) {}
+
+  template <class Bound>
+  static nodes_tuple make_nodes(Bound& bound) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return nodes_tuple(std::in_place, take<node_t<I>>(bound)...);
+    }
+    (std::make_index_sequence<A::size>{});
+  }
+  template <class Bound>
+  static routers_tuple make_routers(Bound& bound) {
+    return [&]<std::size_t... B>(std::index_sequence<B...>) {
+      return routers_tuple(std::in_place, take<router_t<B>>(bound)...);
+    }
+    (std::make_index_sequence<A::branch_count>{});
+  }
+  template <class T, class Bound>
+  static T take(Bound& bound) {
+    if constexpr (boost::mp11::mp_contains<boost::mp11::mp_rename<std::remove_cvref_t<Bound>, detail::mp_list>,
+                                           T>::value) {
+      return std::get<T>(bound);
+    } else {
+      static_assert(std::is_default_constructible_v<T>,
+                    "stategraph: this node or router has no default constructor; pass an instance to sg::compile");
+      return T{};
+    }
+  }
+  template <class Bound>
+  static Executor take_executor(Bound& bound) {
+    using option = executor_option<Executor>;
+    if constexpr (boost::mp11::mp_contains<boost::mp11::mp_rename<std::remove_cvref_t<Bound>, detail::mp_list>,
+                                           option>::value)
+      return std::get<option>(bound).executor;
+    else
+      return Executor{};
+  }
+
+  // A node that only runs as a send target (it takes a payload) has no plain call.
+  template <std::size_t I, class Ctx>
+  static constexpr bool plain = detail::callable_with<node_t<I>, state_type, Ctx>();
+  struct no_result {};
+  template <std::size_t I, class Ctx>
+  struct result_slot {
+    using type = no_result;
+  };
+  template <std::size_t I, class Ctx>
+  requires(plain<I, Ctx>) struct result_slot<I, Ctx> {
+    using type = std::optional<detail::node_result_t<node_t<I>, state_type, Ctx>>;
+  };
+  template <class Ctx, class Seq>
+  struct results_of;
+  template <class Ctx, std::size_t... I>
+  struct results_of<Ctx, std::index_sequence<I...>> {
+    using type = detail::slots<typename result_slot<I, Ctx>::type...>;
+  };
+  template <class Ctx>
+  using results_tuple = typename results_of<Ctx, std::make_index_sequence<A::size>>::type;
+
+  // Adds the targets of a go<...> (a branch's or a command's) to the next frontier.
+  template <class Go>
+  static void add_targets(typename A::set& next, const Go& g) {
+    static constexpr auto targets = detail::indices_of<typename A::names>(static_cast<typename Go::targets*>(nullptr));
+    if constexpr (requires { g.index(); }) {  // a go<...>: exactly one target
+      const std::size_t t = targets[g.index()];
+      if (t != detail::none) next.set(t);
+      return;
+    }
+    std::uint64_t mask = g.mask();
+    while (mask) {
+      auto t = targets[static_cast<std::size_t>(__builtin_ctzll(mask))];
+      if (t != detail::none) next.set(t);
+      mask &= mask - 1;
+    }
+  }
+
+  [[noreturn]] static void over_limit(const run_config& config, std::size_t step, const typename A::set& active) {
+    std::vector<std::string_view> names;
+    for (std::size_t i = 0; i < A::size; ++i)
+      if (active.test(i)) names.push_back(node_names[i]);
+    throw recursion_limit_error(config.recursion_limit, step + 1, std::move(names));
+  }
+  static typename A::set just(std::size_t i) {
+    typename A::set s{};
+    s.set(i);
+    return s;
+  }
+
+  // ---- the branches ----------------------------------------------------------------------
+
+  // Per node, the branches that leave it, in branch order: node i's are
+  // branches_from.members[branches_from.offsets[i]] ..
+  static constexpr std::array<std::size_t, A::branch_count> branch_sources =
+      []<std::size_t... B>(std::index_sequence<B...>) {
+    return std::array<std::size_t, A::branch_count>{A::template branch_source<B>...};
+  }
+  (std::make_index_sequence<A::branch_count>{});
+  static constexpr auto branches_from = [] {
+    detail::plan_members<A::size, A::branch_count> out{};
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < A::size; ++i) {
+      out.offsets[i] = k;
+      for (std::size_t b = 0; b < A::branch_count; ++b)
+        if (branch_sources[b] == i) out.members[k++] = b;
+    }
+    out.offsets[A::size] = k;
+    return out;
+  }();
+
+  // Branch B's router on the merged state: its targets into `next`, or its sends into the
+  // next step's queues. Called through a table (one small function per branch).
+  template <std::size_t B>
+  static void route_branch(const app& self, const state_type& state, typename A::set& next, queues_type& sends) {
+    auto chosen = detail::call_router(detail::slot_at<B>(self.routers_), state);
+    if constexpr (is_go<decltype(chosen)>::value)
+      add_targets(next, chosen);
+    else
+      detail::enqueue<typename A::names>(sends, std::move(chosen));
+  }
+  using route_fn = void (*)(const app&, const state_type&, typename A::set&, queues_type&);
+  static constexpr std::array<route_fn, A::branch_count> route_table = []<std::size_t... B>(std::index_sequence<B...>) {
+    return std::array<route_fn, A::branch_count>{&app::route_branch<B>...};
+  }
+  (std::make_index_sequence<A::branch_count>{});
+
+  // The branches whose source ran, evaluated on the merged state, in branch order.
+  void run_routers(const state_type& state, const typename A::set& ran, typename A::set& next,
+                   queues_type& next_sends) const {
+    for (std::size_t b = 0; b < A::branch_count; ++b)
+      if (ran.test(branch_sources[b])) route_table[b](*this, state, next, next_sends);
+  }
+  // The routers of the branches leaving node i.
+  void route_alone(std::size_t i, const state_type& state, typename A::set& next, queues_type& sends) const {
+    for (std::size_t k = branches_from.offsets[i]; k < branches_from.offsets[i + 1]; ++k)
+      route_table[branches_from.members[k]](*this, state, next, sends);
+  }
+
+  // ---- sends --------------------------------------------------------------------------
+
+  using sends_plan = detail::send_plan<A>;
+  static constexpr bool has_sends = sends_plan::any;
+  template <std::size_t I>
+  using queue_t = queue_for_node<I>;
+
+  template <class R>
+  struct send_slot {
+    std::optional<R> result;
+    std::exception_ptr failure;
+  };
+  template <std::size_t I, class Ctx>
+  struct send_slots_for {
+    using type = detail::no_queue;
+  };
+  template <std::size_t I, class Ctx>
+  requires(!std::is_same_v<queue_t<I>, detail::no_queue>) struct send_slots_for<I, Ctx> {
+    using type = std::vector<
+        send_slot<decltype(detail::call_send(std::declval<const node_t<I>&>(), std::declval<const state_type&>(),
+                                             std::declval<const typename queue_t<I>::value_type&>(),
+                                             std::declval<Ctx&>(), std::declval<const run_config&>()))>>;
+  };
+  template <class Ctx, class Seq>
+  struct send_slots_of;
+  template <class Ctx, std::size_t... I>
+  struct send_slots_of<Ctx, std::index_sequence<I...>> {
+    using type = detail::slots<typename send_slots_for<I, Ctx>::type...>;
+  };
+
+  // Moves the sends a result carries into the next step's queues.
+  template <class Result>
+  static void collect_sends(queues_type& queues, Result& r) {
+    if constexpr (Result::sends_work) detail::enqueue<typename A::names>(queues, std::move(r.sends));
+  }
+
+  static bool pending_sends(const position_type& at) {
+    if constexpr (has_sends)
+      return std::apply([](const auto&... q) { return (!q.empty() || ...); }, at.sends);
+    else
+      return false;
+  }
+
+  // ---- whole runs ------------------------------------------------------------------------
+
+  static constexpr bool fixed_fast_path = A::plan.fixed && std::is_same_v<Executor, sequential>;
+
+  template <class Ctx>
+  state_type run(state_type input, Ctx& context, const run_config& config) const {
+    state_type state{};
+    if constexpr (fixed_fast_path) {
+      detail::apply_input(state, std::move(input));
+      run_fixed(state, context, config);
+    } else {
+      position_type at{first_frontier(state, std::move(input)), {}, 0, {}};
+      run_frontier(state, at, context, config);
+    }
+    return state;
+  }
+
+  // An invoke on the frontier. A step whose only task is one node (no other active node,
+  // no sends queued) needs no barrier: its node's patch is the step's whole merge. Such a
+  // step runs without result slots or failure capture — the node's exception propagates
+  // before anything was applied, which leaves the state as at the step start. Only for the
+  // executors that run a lone task inline anyway; another executor sees every task.
+  using arrivals = std::array<typename A::set, A::join_count>;
+  static constexpr bool alone_path = std::is_same_v<Executor, sequential> || std::is_same_v<Executor, thread_pool>;
+
+  // At most one node per step, whatever the routers choose: start leads to at most one
+  // node, and each node can activate at most one (its static successors, the widest choice
+  // of each of its branches, its command targets and the joins it feeds, together). No
+  // sends, no subscriptions. A bound read off the tables, cheap to compile, unlike the
+  // exploration behind may_run_together.
+  static constexpr std::size_t widest_choice(const auto& targets, bool all) {
+    std::size_t widest = 0;
+    for (std::size_t t : targets)
+      if (t != detail::none) widest = all ? widest + 1 : 1;
+    return widest;
+  }
+  static constexpr bool one_at_a_time = [] {
+    if constexpr (detail::send_plan<A>::any || A::reactive) {
+      return false;
+    } else {
+      std::array<std::size_t, A::size> fan{};
+      for (std::size_t i = 0; i < A::size; ++i) {
+        fan[i] = A::table.successors[i].count() + A::table.goes[i].count();
+        for (const auto& row : A::table.join_rows)
+          if (row.sources.test(i)) ++fan[i];
+      }
+      const auto widest = []<std::size_t... B>(std::index_sequence<B...>) {
+        return std::array<std::size_t, A::branch_count>{
+            widest_choice(A::template branch_targets<B>, A::template branch_is_all<B>)...};
+      }
+      (std::make_index_sequence<A::branch_count>{});
+      for (std::size_t b = 0; b < A::branch_count; ++b)
+        if (branch_sources[b] < A::size) fan[branch_sources[b]] += widest[b];
+      if (A::table.from_start.count() > 1) return false;
+      for (std::size_t f : fan)
+        if (f > 1) return false;
+      return true;
+    }
+  }();
+
+  template <class Ctx>
+  void run_frontier(state_type& state, position_type& at, Ctx& context, const run_config& config) const;
+
+  // A step of one node, through a table of one function per node (rather than every node's
+  // code unrolled into one function); false for a node that has no plain call (run_step
+  // skips it).
+  template <class Ctx>
+  bool run_alone(std::size_t i, state_type& state, position_type& at, Ctx& context, const run_config& config) const;
+
+  template <std::size_t I, class Ctx>
+  static bool run_alone_at(const app& self, state_type& state, position_type& at, Ctx& context,
+                           const run_config& config);
+
+  // A::static_next for ran = {i}.
+  static typename A::set next_after(std::size_t i, arrivals& arrived) {
+    typename A::set next = A::table.successors[i];
+    for (std::size_t j = 0; j < A::join_count; ++j) {
+      const auto& row = A::table.join_rows[j];
+      if (row.into == i) arrived[j] = typename A::set{};
+      if (row.sources.test(i)) arrived[j].set(i);
+      if (row.into < A::size && arrived[j].contains_all(row.sources)) {
+        next.set(row.into);
+        arrived[j] = typename A::set{};
+      }
+    }
+    return next;
+  }
+
+  // One step of a graph that runs one node at a time: node `i`'s call, its merge, and the
+  // one node (or none) that runs next. Everything run_step does, with sets of one.
+  // Forced inline: Clang otherwise keeps a step's call out of line, and the call costs
+  // more than the rest of the library's work in a step.
+  template <class Ctx>
+  [[gnu::always_inline]] std::size_t run_chain_link(std::size_t i, state_type& state, arrivals& arrived, Ctx& context,
+                                                    const run_config& config, std::size_t step_no) const;
+  template <std::size_t I, class Ctx>
+  [[gnu::always_inline]] std::size_t chain_link_at(state_type& state, arrivals& arrived, Ctx& context,
+                                                   const run_config& config, std::size_t step_no) const;
+  // The node a go<...> or go_all<...> picks, or none for end (one_at_a_time: at most one).
+  template <class Go>
+  static std::size_t first_target(const Go& g) {
+    static constexpr auto targets = detail::indices_of<typename A::names>(static_cast<typename Go::targets*>(nullptr));
+    if constexpr (requires { g.index(); }) {
+      // A comparison per target rather than a load from the table: the compiler can then
+      // follow a router's choice straight to the next node's code.
+      return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        std::size_t t = detail::none;
+        (void)((g.index() == K && (t = targets[K], true)) || ...);
+        return t;
+      }
+      (std::make_index_sequence<targets.size()>{});
+    } else {
+      for (std::uint64_t mask = g.mask(); mask; mask &= mask - 1)
+        if (auto t = targets[static_cast<std::size_t>(__builtin_ctzll(mask))]; t != detail::none) return t;
+      return detail::none;
+    }
+  }
+
+  template <class Ctx, class Callback>
+  state_type stream_with(state_type input, stream_mode mode, Ctx& context, Callback& callback,
+                         const run_config& config) const;
+
+  // ---- a fixed plan ------------------------------------------------------------------------
+
+  // A static acyclic graph on the sequential executor: the supersteps are fixed at compile
+  // time — no frontier, no dispatch (detail/fixed_plan.hpp).
+  // A short plan is compiled as one function, its steps inlined (Clang otherwise calls each
+  // step out of line, which cost W1 about 10 instructions per step); a long one keeps a
+  // function per step. (A chain as one pack expansion over its steps, without
+  // run_fixed_step, cost W1 2.4 instructions per step with g++.)
+  static constexpr std::size_t inlined_plan_steps = 32;
+  static constexpr auto plan_members = detail::flatten_plan<detail::plan_runs(A::plan_steps)>(A::plan_steps);
+  template <class Ctx>
+  void run_fixed(state_type& state, Ctx& context, const run_config& config) const {
+    [&]<std::size_t... St>(std::index_sequence<St...>) {
+      (run_fixed_step<St>(state, context, config), ...);
+    }
+    (std::make_index_sequence<A::plan.steps>{});
+  }
+  template <std::size_t St, class Ctx>
+  [[gnu::always_inline]] void run_fixed_step(state_type& state, Ctx& context, const run_config& config) const {
+    if (St >= config.recursion_limit) over_limit(config, St, A::plan_steps[St]);
+    constexpr std::size_t first = plan_members.offsets[St];
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      if constexpr (A::plan.steps <= inlined_plan_steps)
+        detail::fixed_step<St + 1>(state, context, config, detail::slot_at<plan_members.members[first + K]>(nodes_)...);
+      else
+        detail::fixed_step_call<St + 1>(state, context, config,
+                                        detail::slot_at<plan_members.members[first + K]>(nodes_)...);
+    }
+    (std::make_index_sequence<plan_members.offsets[St + 1] - first>{});
+  }
+
+  // ---- one superstep on the frontier -----------------------------------------------------
+
+  struct no_slots {};
+  template <class Ctx, class Observer>
+  struct frame {
+    static constexpr bool timed = Observer::streams;
+    const app& self;
+    const state_type& state;
+    Ctx& context;
+    const run_config& config;
+    const queues_type& queues;
+    Observer& observer;
+    results_tuple<Ctx> results{};
+    std::array<std::exception_ptr, A::size> failures{};
+    [[no_unique_address]] std::conditional_t<timed, std::array<std::chrono::nanoseconds, A::size>, detail::untimed>
+        took{};
+    // What the subgraphs each task ran reported, forwarded into this run's stream.
+    [[no_unique_address]] std::conditional_t<timed, std::array<detail::child_events, A::size>, detail::untimed>
+        children{};
+    [[no_unique_address]] std::conditional_t<
+        has_sends, typename send_slots_of<Ctx, std::make_index_sequence<A::size>>::type, no_slots>
+        sent{};
+  };
+  template <std::size_t I, class Ctx, class Observer>
+  static void run_task(frame<Ctx, Observer>& f) {
+    if constexpr (plain<I, Ctx>) {
+      using F = frame<Ctx, Observer>;
+      detail::task_outputs out{f.failures.data()};
+      if constexpr (F::timed) {
+        out.took = f.took.data();
+        out.children = f.children.data();
+        out.mode = f.observer.mode;
+      }
+      if constexpr (Observer::durable) out.resume = f.observer.resume_values(I);
+      detail::run_node_task<F::timed, Observer::durable>(
+          detail::slot_at<I>(f.self.nodes_), detail::slot_at<I>(f.results), I, f.state, f.context, f.config, out);
+    }
+  }
+  template <std::size_t I, class Ctx, class Observer>
+  static void run_send_task(frame<Ctx, Observer>& f, std::size_t k) {
+    if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) {
+      auto& slot = detail::slot_at<I>(f.sent)[k];
+      try {
+        slot.result.emplace(detail::deferred{[&] {
+          return detail::call_send(detail::slot_at<I>(f.self.nodes_), f.state, std::get<I>(f.queues)[k], f.context,
+                                   f.config);
+        }});
+      } catch (...) {
+        slot.failure = std::current_exception();
+      }
+    }
+  }
+
+  // Runs the step's tasks: on the sequential executor in node order, each node through a
+  // table of one function per node; on another, as the executor's tasks.
+  template <class Ctx, class Observer, class Frame>
+  void run_tasks(const typename A::set& active, Frame& f) const;
+
+  // What the barrier builds: the merged state's changed channels, and what the results
+  // choose for the next step (command targets, sends).
+  template <class Observer>
+  struct barrier {
+    state_type& state;
+    Observer& observer;
+    const typename A::set& active;
+    std::size_t step;
+    detail::node_set<channel_count<state_type>> changed{};
+    typename A::set next{};
+    queues_type next_sends{};
+  };
+  // The barrier's work for node I: its result merged, then its sends' results in send
+  // order; what they choose collected. Called in node order through a table.
+  template <std::size_t I, class Ctx, class Observer>
+  static void merge_task(frame<Ctx, Observer>& f, barrier<Observer>& b) {
+    if constexpr (plain<I, Ctx>)
+      if (b.active.test(I)) merge_result(b, node_names[I], *detail::slot_at<I>(f.results));
+    if constexpr (has_sends && !std::is_same_v<queue_t<I>, detail::no_queue>)
+      for (auto& slot : detail::slot_at<I>(f.sent)) merge_result(b, node_names[I], *slot.result);
+  }
+  template <class Observer, class Result>
+  static void merge_result(barrier<Observer>& b, std::string_view name, Result& r) {
+    constexpr bool track = Observer::durable || A::reactive;
+    if constexpr (Observer::streams) b.observer.update(b.step, name, detail::written_channels<state_type>(r.update));
+    if constexpr (track)
+      detail::apply_patch(b.state, std::move(r.update), &b.changed);
+    else
+      detail::apply_patch(b.state, std::move(r.update), nullptr);
+    if constexpr (!std::is_same_v<decltype(r.next), std::nullptr_t>)
+      if (r.next) add_targets(b.next, *r.next);
+    if constexpr (has_sends) collect_sends(b.next_sends, r);
+  }
+
+  template <class Ctx, class Observer>
+  bool run_step(state_type& state, position_type& at, Ctx& context, const run_config& config, Observer& observer) const;
+
+  nodes_tuple nodes_;
+  routers_tuple routers_;
+  Executor executor_;
+};
+
+}  // namespace stategraph
+
+// The definitions of the frontier runs declared above.
+#include <stategraph/detail/frontier.hpp>

@@ -1,0 +1,77 @@
+// The steps of a fixed plan (a static acyclic graph on the sequential executor): each is a
+// known set of nodes, called on the state of the step start and merged in node order, with
+// no frontier and no dispatch. Keyed by the step's node types, not by the graph (see
+// detail/task.hpp for why).
+#pragma once
+
+#include <stategraph/detail/apply.hpp>
+#include <stategraph/detail/task.hpp>
+#include <stategraph/run_options.hpp>
+
+#include <array>
+#include <cstddef>
+#include <utility>
+
+namespace stategraph::detail {
+
+// Step is a template argument so that each call's step number is a constant, as in the
+// hand-written code.
+template <std::size_t Step, class S, class Ctx, class... N>
+[[gnu::always_inline]] inline void fixed_step(S& state, Ctx& context, const run_config& config, const N&... nodes) {
+  if constexpr (sizeof...(N) == 1) {
+    auto r = guarded_call(nodes..., state, context, config, Step);
+    if constexpr (has_ephemeral<S>) clear_ephemeral(state);
+    apply_patch(state, std::move(r.update), nullptr);
+  } else {
+    // Each result is built in its place, in node order (see in_order).
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wmissing-braces"  // the brace elision is the point
+#endif
+    in_order<node_result_t<N, S, Ctx>...> results{
+        deferred{[&] { return guarded_call(nodes, state, context, config, Step); }}...};
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+    if constexpr (has_ephemeral<S>) clear_ephemeral(state);
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (apply_patch(state, std::move(results.template get<K>().update), nullptr), ...);
+    }
+    (std::index_sequence_for<N...>{});
+  }
+}
+
+// The same step kept as a function of its own: a long plan calls one per step, so that a
+// 200-node chain does not become one huge function to optimise.
+template <std::size_t Step, class S, class Ctx, class... N>
+void fixed_step_call(S& state, Ctx& context, const run_config& config, const N&... nodes) {
+  fixed_step<Step>(state, context, config, nodes...);
+}
+
+// The members of every step of a plan, flattened: step St's nodes are
+// members[offsets[St]] .. members[offsets[St + 1] - 1], in node order.
+// (A node can run in several steps of a plan.) Also the branches leaving each node.
+template <std::size_t Groups, std::size_t Total>
+struct plan_members {
+  std::array<std::size_t, Groups + 1> offsets{};
+  std::array<std::size_t, Total> members{};
+};
+template <std::size_t Steps, class Set>
+constexpr std::size_t plan_runs(const std::array<Set, Steps>& steps) {
+  std::size_t total = 0;
+  for (const Set& s : steps) total += s.count();
+  return total;
+}
+template <std::size_t Total, std::size_t Steps, class Set>
+constexpr auto flatten_plan(const std::array<Set, Steps>& steps) {
+  plan_members<Steps, Total> out{};
+  std::size_t k = 0;
+  for (std::size_t st = 0; st < Steps; ++st) {
+    out.offsets[st] = k;
+    steps[st].for_each([&](std::size_t i) { out.members[k++] = i; });
+  }
+  out.offsets[Steps] = k;
+  return out;
+}
+
+}  // namespace stategraph::detail

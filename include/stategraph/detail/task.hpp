@@ -1,0 +1,323 @@
+// One node's call as the runtime makes it, and what a step keeps of it: its result slot,
+// its failure, the scope sg::interrupt reads. Everything here is keyed by the node's own
+// type, never by the graph's: GCC builds the assembler name of every function it
+// instantiates, and a name that carries app<graph<…>> is as long as the graph — per node,
+// that made compiling the app quadratic in the node count (benchmarks/compile_time/findings.md).
+#pragma once
+
+#include <stategraph/detail/call.hpp>
+#include <stategraph/errors.hpp>
+#include <stategraph/events.hpp>
+#include <stategraph/node.hpp>
+#include <stategraph/retry.hpp>
+#include <stategraph/run_options.hpp>
+#include <stategraph/send.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace stategraph::detail {
+
+// A node's result as the runtime keeps it: its update and, for a command, where it goes.
+template <class R>
+struct step_result {
+  using patch_type = typename result_kind<R>::patch_type;
+  using go_type = typename result_kind<R>::go_type;
+  static constexpr bool sends_work = send_traits<R>::is_send;
+  patch_type update;
+  std::conditional_t<std::is_void_v<go_type>, std::nullptr_t, std::optional<go_type>> next{};
+  std::conditional_t<sends_work, typename sends_holder<R>::type, std::nullptr_t> sends{};
+};
+
+// Converts to what its function returns: emplacing one of these into an optional builds
+// the value in place from the function's result, with no move.
+template <class F>
+struct deferred {
+  F make;
+  operator std::invoke_result_t<F&>() { return make(); }
+};
+template <class F>
+deferred(F) -> deferred<F>;
+
+// The results of a step's nodes, each built in place from a `deferred` call, first to
+// last: the members of an aggregate are initialised in declaration order (a std::tuple's
+// elements are not — libstdc++ builds them last to first — and moving results into one
+// costs a move of every written value). Built with brace elision, `{d0, d1, d2}`, which
+// measured fewer instructions with GCC than nested braces or constructors.
+template <class... R>
+struct in_order;
+template <class R>
+struct in_order<R> {
+  R first;
+  template <std::size_t K>
+  R& get() {
+    static_assert(K == 0);
+    return first;
+  }
+};
+template <class R, class... Rest>
+struct in_order<R, Rest...> {
+  R first;
+  in_order<Rest...> rest;
+  template <std::size_t K>
+  auto& get() {
+    if constexpr (K == 0)
+      return first;
+    else
+      return rest.template get<K - 1>();
+  }
+};
+
+// Indexed storage: element I is a base slot<I, T>, so reaching it is one derived-to-base
+// conversion (no std::tuple_element/_Nth_type walk, no recursive _Tuple_impl).
+template <std::size_t I, class T>
+struct slot {
+  T value;
+};
+template <class Seq, class... T>
+struct slots_base;
+template <std::size_t... I, class... T>
+struct slots_base<std::index_sequence<I...>, T...> : slot<I, T>... {
+  slots_base() = default;
+  template <class... U>
+  explicit slots_base(std::in_place_t, U&&... u) : slot<I, T>{std::forward<U>(u)}... {}
+};
+template <class... T>
+struct slots : slots_base<std::index_sequence_for<T...>, T...> {
+  using slots_base<std::index_sequence_for<T...>, T...>::slots_base;
+};
+template <std::size_t I, class T>
+constexpr T& slot_at(slot<I, T>& s) noexcept {
+  return s.value;
+}
+template <std::size_t I, class T>
+constexpr const T& slot_at(const slot<I, T>& s) noexcept {
+  return s.value;
+}
+
+// Observers see each step. `quiet` is the one invoke uses: it compiles to nothing.
+struct quiet {
+  static constexpr bool streams = false;
+  static constexpr bool durable = false;
+};
+
+// The durable runner (checkpoint/json.hpp) pauses a run by throwing this out of a step.
+struct run_paused {};
+
+// Where sg::interrupt finds the node it runs in and the values a resume gave it.
+struct task_scope {
+  std::size_t node = 0;
+  const std::vector<std::string>* resume = nullptr;  // JSON texts, one per interrupt call
+  std::size_t next_interrupt = 0;
+};
+inline thread_local task_scope* current_task = nullptr;
+
+struct task_scope_guard {
+  task_scope* previous;
+  explicit task_scope_guard(task_scope* s) noexcept : previous(current_task) { current_task = s; }
+  ~task_scope_guard() { current_task = previous; }
+  task_scope_guard(const task_scope_guard&) = delete;
+  task_scope_guard& operator=(const task_scope_guard&) = delete;
+};
+
+inline bool is_interrupt(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const interrupt_signal&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+inline std::minstd_rand& jitter_source() {
+  thread_local std::minstd_rand source{std::random_device{}()};
+  return source;
+}
+// ---- calling one node ------------------------------------------------------------------
+
+// The call layers below are forced inline: out of line, each is a call and a return around
+// the node's own code (GCC 12 kept normalise out of line once it stopped being a member of
+// the app: 82 more instructions per invocation of W2).
+template <class F>
+[[gnu::always_inline]] inline auto normalise(F&& f) {
+  using R = std::invoke_result_t<F&>;
+  using out = step_result<R>;
+  if constexpr (std::is_void_v<R>) {
+    f();
+    return out{};
+  } else if constexpr (out::sends_work && !is_command<R>) {
+    return out{{}, {}, f()};
+  } else if constexpr (out::sends_work) {  // a command whose goto is sends
+    auto c = f();
+    return out{std::move(c.update), {}, sends_holder<R>::take(std::move(c))};
+  } else if constexpr (std::is_void_v<typename out::go_type>) {
+    return out{f()};
+  } else {
+    auto c = f();
+    return out{std::move(c.update), std::move(c.next)};
+  }
+}
+
+template <class N, class S, class Ctx>
+[[gnu::always_inline]] inline auto call_node_once(const N& n, const S& state, Ctx& context) {
+  using view_t = node_view_t<N, S>;
+  if constexpr (!std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, view_t, Ctx&>) {
+    return normalise([&] { return n(view_t(state), context); });
+  } else {
+    return normalise([&] { return n(view_t(state)); });
+  }
+}
+template <class Node, class F>
+auto with_node_retries(const run_config& config, F&& once) {
+  if constexpr (has_retry<Node>) {
+    auto sleep = [&](std::chrono::nanoseconds d) {
+      if (config.sleep)
+        config.sleep(d);
+      else
+        std::this_thread::sleep_for(d);
+    };
+    return with_retries(Node::retry, sleep, jitter_source(), once);
+  } else {
+    return once();
+  }
+}
+// A node's call with its retry policy: what the step keeps in the node's result slot.
+template <class N, class S, class Ctx>
+[[gnu::always_inline]] inline auto call_node(const N& n, const S& state, Ctx& context, const run_config& config) {
+  if constexpr (has_retry<N>)
+    return with_node_retries<N>(config, [&] { return call_node_once(n, state, context); });
+  else
+    return call_node_once(n, state, context);
+}
+template <class N, class S, class Ctx>
+using node_result_t = decltype(call_node(std::declval<const N&>(), std::declval<const S&>(), std::declval<Ctx&>(),
+                                         std::declval<const run_config&>()));
+
+// The same for a send: the node takes the payload after its view.
+template <class N, class S, class Payload, class Ctx>
+[[gnu::always_inline]] inline auto call_send_once(const N& n, const S& state, const Payload& payload, Ctx& context) {
+  using view_t = node_view_t<N, S>;
+  if constexpr (!std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, view_t, const Payload&, Ctx&>)
+    return normalise([&] { return n(view_t(state), payload, context); });
+  else
+    return normalise([&] { return n(view_t(state), payload); });
+}
+template <class N, class S, class Payload, class Ctx>
+[[gnu::always_inline]] inline auto call_send(const N& n, const S& state, const Payload& payload, Ctx& context,
+                                             const run_config& config) {
+  if constexpr (has_retry<N>)
+    return with_node_retries<N>(config, [&] { return call_send_once(n, state, payload, context); });
+  else
+    return call_send_once(n, state, payload, context);
+}
+
+// A router's choice on the merged state.
+template <class R, class S>
+auto call_router(const R& router, const S& state) {
+  return router(view<S, typename node_traits<R>::reads_type>(state));
+}
+
+// A node's failure as the caller sees it. A subgraph's failure already names the child
+// node as "parent/child": keep that name, with this run's step.
+[[noreturn]] inline void fail_node(std::string_view node, std::size_t step, const std::exception_ptr& cause) {
+  try {
+    std::rethrow_exception(cause);
+  } catch (const node_error& inner) {
+    if (inner.node().size() > node.size() && inner.node().substr(0, node.size()) == node &&
+        inner.node()[node.size()] == '/')
+      throw node_error(std::string(inner.node()), step, inner.cause());
+  } catch (...) {
+  }
+  throw node_error(node, step, cause);
+}
+
+inline constexpr const char* no_store_for_interrupt =
+    "stategraph: a node called sg::interrupt, which needs a checkpoint store: compile the graph "
+    "with sg::with_store(...) and run it on a thread";
+
+// A node's call in a step of its own, or in a fixed plan: a failure is thrown at once, as a
+// step on the frontier would report it.
+template <class N, class S, class Ctx>
+node_result_t<N, S, Ctx> guarded_call(const N& n, const S& state, Ctx& context, const run_config& config,
+                                      std::size_t step) {
+  try {
+    return call_node(n, state, context, config);
+  } catch (...) {
+    fail_node(node_traits<N>::name, step, std::current_exception());
+  }
+}
+// The same where an interrupt can reach it: without a store that is the caller's mistake,
+// not the node's.
+template <class N, class S, class Ctx>
+node_result_t<N, S, Ctx> attempt_call(const N& n, const S& state, Ctx& context, const run_config& config,
+                                      std::size_t step) {
+  try {
+    return call_node(n, state, context, config);
+  } catch (const interrupt_signal&) {
+    throw error(no_store_for_interrupt);
+  } catch (...) {
+    fail_node(node_traits<N>::name, step, std::current_exception());
+  }
+}
+
+// ---- one node's task in a step on the frontier -------------------------------------------
+
+struct untimed {};
+
+// Where a task reports besides its result slot (arrays indexed by node; `took` and
+// `children` are null unless the run is streamed), and what a durable run resumes it with.
+struct task_outputs {
+  std::exception_ptr* failures;
+  std::chrono::nanoseconds* took = nullptr;
+  child_events* children = nullptr;
+  stream_mode mode{};
+  const std::vector<std::string>* resume = nullptr;  // the values a resume gave this node
+};
+
+// Runs node `index` into its result slot; a failure is kept, not thrown, so that the step
+// can report the first one in node order after every task ran. A durable run skips a node
+// whose kept writes were put back into its slot before the step.
+template <bool Timed, bool Durable, class N, class Slot, class S, class Ctx>
+void run_node_task(const N& n, Slot& slot, std::size_t index, const S& state, Ctx& context, const run_config& config,
+                   const task_outputs& out) {
+  [[maybe_unused]] std::chrono::steady_clock::time_point started;
+  if constexpr (Timed) started = std::chrono::steady_clock::now();
+  // A streamed run collects what the subgraphs of this task report (sg::subgraph reads it).
+  [[maybe_unused]] auto forwarding = [&] {
+    if constexpr (Timed) {
+      out.children[index].mode = out.mode;
+      return child_events_scope{&out.children[index]};
+    } else {
+      return untimed{};
+    }
+  }();
+  if constexpr (Durable) {
+    if (slot) return;
+    task_scope scope{index, out.resume};
+    task_scope_guard guard(&scope);
+    try {
+      slot.emplace(deferred{[&] { return call_node(n, state, context, config); }});
+    } catch (...) {
+      out.failures[index] = std::current_exception();
+    }
+  } else {
+    try {
+      slot.emplace(deferred{[&] { return call_node(n, state, context, config); }});
+    } catch (...) {
+      out.failures[index] = std::current_exception();
+    }
+  }
+  if constexpr (Timed) out.took[index] = std::chrono::steady_clock::now() - started;
+}
+
+}  // namespace stategraph::detail

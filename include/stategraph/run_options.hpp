@@ -1,0 +1,135 @@
+// What a run is given besides its input: its limits (run_config) and the options
+// sg::compile takes (a store, static interrupts, an executor); where a run stands between
+// two steps (run_position); what compile returns for a graph that broke a rule.
+#pragma once
+
+#include <stategraph/detail/meta.hpp>
+#include <stategraph/events.hpp>
+#include <stategraph/executor.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace stategraph {
+
+// LangGraph Python's default since 2026 (LangGraph.js keeps 25). A run that needs exactly
+// `recursion_limit` supersteps passes; one more throws recursion_limit_error.
+inline constexpr std::size_t default_recursion_limit = 10'000;
+
+struct run_config {
+  std::size_t recursion_limit = default_recursion_limit;
+  // How a retry waits (tests inject a recorder; empty = std::this_thread::sleep_for).
+  std::function<void(std::chrono::nanoseconds)> sleep{};
+};
+
+// Checkpointed runs (opt-in: #include <stategraph/checkpoint.hpp>).
+struct thread_id {
+  std::string value;
+  friend bool operator==(const thread_id&, const thread_id&) = default;
+};
+template <class Store>
+struct store_option {
+  Store* store;
+};
+template <class Store>
+constexpr store_option<Store> with_store(Store& store) {
+  return {&store};
+}
+// Static interrupts: pause a checkpointed run before these nodes run, or after they ran.
+template <class... Nodes>
+struct interrupt_before {
+  using list = detail::mp_list<Nodes...>;
+};
+template <class... Nodes>
+struct interrupt_after {
+  using list = detail::mp_list<Nodes...>;
+};
+template <class App, class Store, class Before, class After>
+class durable_app;  // defined in <stategraph/checkpoint/durable.hpp>
+
+template <class Executor>
+struct executor_option {
+  Executor executor;
+};
+template <class Executor>
+constexpr executor_option<Executor> with_executor(Executor e) {
+  return {std::move(e)};
+}
+
+namespace detail {
+
+template <class T>
+struct is_executor_option : std::false_type {};
+template <class E>
+struct is_executor_option<executor_option<E>> : std::true_type {};
+
+template <class T>
+using list_of = typename T::list;
+template <class T>
+concept is_complete = requires {
+  sizeof(T);
+};
+
+template <class T>
+struct is_store_option : std::false_type {};
+template <class S>
+struct is_store_option<store_option<S>> : std::true_type {};
+template <class T>
+struct is_before : std::false_type {};
+template <class... N>
+struct is_before<interrupt_before<N...>> : std::true_type {};
+template <class T>
+struct is_after : std::false_type {};
+template <class... N>
+struct is_after<interrupt_after<N...>> : std::true_type {};
+
+template <class... Args>
+struct executor_among {
+  using type = sequential;
+};
+template <class First, class... Rest>
+struct executor_among<First, Rest...> {
+  using type = typename executor_among<Rest...>::type;
+};
+template <class E, class... Rest>
+struct executor_among<executor_option<E>, Rest...> {
+  using type = E;
+};
+}  // namespace detail
+
+// Where a run stands between two supersteps: besides the state, all that decides what
+// runs next.
+template <class A, class Queues = std::tuple<>>
+struct run_position {
+  typename A::set active{};
+  std::array<typename A::set, A::join_count> arrived{};
+  std::size_t step = 0;  // supersteps completed
+  Queues sends{};        // per node: the payloads sent to it, to run in the next step
+
+  bool any() const {
+    return active.any() || std::apply([](const auto&... q) { return (!q.empty() || ...); }, sends);
+  }
+};
+
+// A graph that broke a rule: the compiler has already said which. Calls compile quietly so
+// the diagnostic stays the only message.
+template <class G>
+struct invalid_app {
+  template <class... Args>
+  typename G::state_type invoke(Args&&...) const {
+    return {};
+  }
+  template <class... Args>
+  std::vector<event<typename G::state_type>> stream(Args&&...) const {
+    return {};
+  }
+};
+
+}  // namespace stategraph
