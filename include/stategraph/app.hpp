@@ -573,7 +573,7 @@ class app {
       detail::apply_patch(b.state, std::move(r.update), &b.changed);
     else
       detail::apply_patch(b.state, std::move(r.update), nullptr);
-    if constexpr (!std::is_same_v<decltype(r.next), std::nullptr_t>)
+    if constexpr (!std::is_same_v<decltype(r.next), detail::absent_part>)
       if (r.next) add_targets(b.next, *r.next);
     if constexpr (has_sends) collect_sends(b.next_sends, r);
   }

@@ -505,7 +505,7 @@ class durable_app {
     static nlohmann::json encode_result(const R& r) {
       nlohmann::json j;
       j["update"] = detail::encode_patch(r.update);
-      if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(r.next)>, std::nullptr_t>)
+      if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(r.next)>, detail::absent_part>)
         j["next"] = r.next ? nlohmann::json(detail::encode_go(*r.next)) : nlohmann::json(nullptr);
       if constexpr (R::sends_work) {
         nlohmann::json sends = nlohmann::json::array();
@@ -528,7 +528,7 @@ class durable_app {
     static R decode_result_unchecked(const nlohmann::json& j) {
       R r{};
       r.update = detail::decode_patch_as<typename R::patch_type>(j.at("update"));
-      if constexpr (!std::is_same_v<decltype(r.next), std::nullptr_t>)
+      if constexpr (!std::is_same_v<decltype(r.next), detail::absent_part>)
         if (!j.at("next").is_null())
           r.next = detail::decode_go(j.at("next"), static_cast<typename R::go_type*>(nullptr));
       if constexpr (R::sends_work) {

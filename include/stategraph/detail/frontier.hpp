@@ -75,7 +75,7 @@ bool app<G, A, Executor>::run_alone_at(const app& self, state_type& state, posit
       detail::apply_patch(state, std::move(r.update), nullptr);
     typename A::set next = next_after(I, at.arrived);
     if constexpr (A::reactive) next |= A::woken_by(changed);
-    if constexpr (!std::is_same_v<decltype(r.next), std::nullptr_t>)
+    if constexpr (!std::is_same_v<decltype(r.next), detail::absent_part>)
       if (r.next) add_targets(next, *r.next);
     // No sends were queued (the caller checked), so this step's sends are the next queues.
     if constexpr (has_sends) collect_sends(at.sends, r);
@@ -112,7 +112,7 @@ inline std::size_t app<G, A, Executor>::chain_link_at(state_type& state, arrival
     auto r = detail::attempt_call(detail::slot_at<I>(nodes_), state, context, config, step_no);
     if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
     detail::apply_patch(state, std::move(r.update), nullptr);
-    if constexpr (!std::is_same_v<decltype(r.next), std::nullptr_t>)
+    if constexpr (!std::is_same_v<decltype(r.next), detail::absent_part>)
       if (r.next) take(first_target(*r.next));
   } else if constexpr (detail::has_ephemeral<state_type>) {
     detail::clear_ephemeral(state);

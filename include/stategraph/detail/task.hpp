@@ -27,6 +27,10 @@
 
 namespace stategraph::detail {
 
+// What a result holds in place of a part its node's type rules out (no command target, no
+// sends): empty, and [[no_unique_address]], so nothing is stored or zeroed per step.
+struct absent_part {};
+
 // A node's result as the runtime keeps it: its update and, for a command, where it goes.
 template <class R>
 struct step_result {
@@ -34,8 +38,8 @@ struct step_result {
   using go_type = typename result_kind<R>::go_type;
   static constexpr bool sends_work = send_traits<R>::is_send;
   patch_type update;
-  std::conditional_t<std::is_void_v<go_type>, std::nullptr_t, std::optional<go_type>> next{};
-  std::conditional_t<sends_work, typename sends_holder<R>::type, std::nullptr_t> sends{};
+  [[no_unique_address]] std::conditional_t<std::is_void_v<go_type>, absent_part, std::optional<go_type>> next{};
+  [[no_unique_address]] std::conditional_t<sends_work, typename sends_holder<R>::type, absent_part> sends{};
 };
 
 // Converts to what its function returns: emplacing one of these into an optional builds
