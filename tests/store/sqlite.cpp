@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -282,6 +283,34 @@ TEST_CASE("sqlite: a writer waits for another's lock, then fails cleanly") {
   });
   CHECK(put(patient, "t", {{"x", 3, "3"}}, {.parent = 2}) == 3);
   release.join();
+}
+
+// Two connections that open a new file together both read it in rollback mode, then both
+// ask for the lock the switch to WAL needs; SQLite refuses one of them at once rather than
+// let it wait while it holds its read lock. The store retries within its busy timeout.
+TEST_CASE("sqlite: opening a new file waits for another connection's lock on it") {
+  temp_db file;
+  raw_db other(file.path());
+  other.exec("BEGIN IMMEDIATE");  // the write lock a second opener would hold while switching
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    other.exec("COMMIT");
+  });
+  std::optional<sg::sqlite_store> s;
+  CHECK_NOTHROW(s.emplace(file.path(), sg::sqlite_options{.busy_timeout = std::chrono::milliseconds(5000)}));
+  release.join();
+  REQUIRE(s);
+  CHECK(put(*s, "t", {{"x", 1, "1"}}) == 1);
+  CHECK(raw_db(file.path()).text("PRAGMA journal_mode") == "wal");
+
+  // Held past the timeout, the lock is reported, and the file is left as it was.
+  temp_db held;
+  raw_db holder(held.path());
+  holder.exec("BEGIN IMMEDIATE");
+  CHECK_THROWS_WITH_AS(sg::sqlite_store(held.path(), {.busy_timeout = std::chrono::milliseconds(50)}),
+                       doctest::Contains("database is locked"), sg::store_error);
+  holder.exec("COMMIT");
+  CHECK(raw_db(held.path()).text("PRAGMA journal_mode") == "delete");
 }
 
 TEST_CASE("sqlite: processes that open a new file at the same time all succeed") {

@@ -8,12 +8,16 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 namespace stategraph::detail {
@@ -212,6 +216,30 @@ inline void migrate_sqlite_store_from_2(const sqlite_connection& db) {
           "converting version 2: marking version 3");
 }
 
+// Asks for WAL and returns the journal mode the file ends up in. Connections that open a
+// new file together all read it in rollback mode, then all ask for the write lock the
+// switch takes; SQLite refuses all but one at once (SQLITE_BUSY, without calling the busy
+// handler, since waiting while holding a read lock could deadlock), so the switch is
+// retried here until the busy timeout has passed.
+inline std::string sqlite_switch_to_wal(const sqlite_connection& db, int busy_timeout_ms) {
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    sqlite3_stmt* raw = nullptr;
+    int rc = sqlite3_prepare_v2(db.handle(), "PRAGMA journal_mode = WAL", -1, &raw, nullptr);
+    const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> stmt(raw, sqlite3_finalize);
+    if (rc == SQLITE_OK) rc = sqlite3_step(raw);
+    if (rc == SQLITE_ROW) {
+      const auto* mode = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+      return mode != nullptr ? mode : "";
+    }
+    if ((rc & 0xff) != SQLITE_BUSY || clock::now() >= deadline) db.fail("switching to WAL", rc);
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(32));
+  }
+}
+
 // Opens the file as a store: refuses a foreign file before writing anything to it, then
 // switches it to WAL and makes the tables if it is new, or converts a version-2 file. Safe
 // when several processes open the same file at once: both re-check under the write lock.
@@ -219,11 +247,10 @@ inline void open_sqlite_store(const sqlite_connection& db, int busy_timeout_ms, 
   sqlite3_busy_timeout(db.handle(), busy_timeout_ms);
   sqlite_file_of(db);  // before anything is written to a file that may not be ours
   if (db.path() != ":memory:" && !db.path().empty()) {
-    sqlite_statement wal(db, "PRAGMA journal_mode = WAL", "switching to WAL");
-    sqlite_query q(wal);
-    if (!q.next() || q.text(0) != "wal")
-      throw store_error("stategraph: SQLite store '" + db.path() + "' cannot use WAL (journal mode is '" +
-                        std::string(q.text(0)) + "'); is the file on a network file system?");
+    const std::string mode = sqlite_switch_to_wal(db, busy_timeout_ms);
+    if (mode != "wal")
+      throw store_error("stategraph: SQLite store '" + db.path() + "' cannot use WAL (journal mode is '" + mode +
+                        "'); is the file on a network file system?");
   }
   db.exec((std::string("PRAGMA synchronous = ") + synchronous).c_str(), "setting synchronous");
   db.exec("BEGIN IMMEDIATE", "locking the file to make the tables");
