@@ -176,7 +176,8 @@ TEST_CASE("sqlite: a corrupted value list or append chain is refused with store_
       }
       CHECK_THROWS_WITH_AS(s.get("t"), doctest::Contains("checkpoint 2 of thread 't' has a corrupted value list"),
                            sg::store_format_error);
-      CHECK_THROWS_AS(s.stats(), sg::store_format_error);
+      CHECK_THROWS_WITH_AS(s.stats(), doctest::Contains("checkpoint 2 of thread 't' has a corrupted value list"),
+                           sg::store_format_error);
     }
   }
   SUBCASE("an appended piece whose previous piece is gone") {

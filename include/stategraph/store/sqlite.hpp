@@ -213,7 +213,12 @@ class sqlite_store {
         out.value_bytes += v.value.size();
         return true;
       });
-      if (!ok) throw corrupted(q.text(0), q.int64(1), "value list");
+      if (!ok) {
+        detail::sqlite_query name(sql_.thread_name);
+        name.bind(q.int64(0));
+        const std::string thread = name.next() ? std::string(name.text(0)) : "#" + std::to_string(q.int64(0));
+        throw corrupted(thread, q.int64(1), "value list");
+      }
     }
     return out;
   }
@@ -292,14 +297,13 @@ class sqlite_store {
                 "SELECT (SELECT count(DISTINCT key >> 32) FROM checkpoints), (SELECT count(*) FROM checkpoints),"
                 " (SELECT count(*) FROM pending_writes)",
                 "counting rows"),
-          all_values(db,
-                     "SELECT t.name, c.id, c.vals FROM checkpoints c LEFT JOIN threads t ON t.no = c.key >> 32"
-                     " WHERE c.vals <> ''",
-                     "counting values") {}
+          // The thread's number, not its name: a join would look every row's name up.
+          all_values(db, "SELECT key >> 32, id, vals FROM checkpoints WHERE vals <> ''", "counting values"),
+          thread_name(db, "SELECT name FROM threads WHERE no = ?1", "reading a thread's name") {}
 
     detail::sqlite_statement begin_write, begin_read, commit, rollback, thread_number, new_thread, last_id, exists,
         exists_thread, data_version, parent_channels, insert_checkpoint, insert_write, latest, info, value_rows, list,
-        read_writes, delete_writes, delete_checkpoints, delete_thread, threads, stats, all_values;
+        read_writes, delete_writes, delete_checkpoints, delete_thread, threads, stats, all_values, thread_name;
   };
 
   static statements prepare(const detail::sqlite_connection& db, const sqlite_options& options) {
