@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -174,7 +176,8 @@ TEST_CASE("sqlite: a corrupted value list or append chain is refused with store_
       }
       CHECK_THROWS_WITH_AS(s.get("t"), doctest::Contains("checkpoint 2 of thread 't' has a corrupted value list"),
                            sg::store_format_error);
-      CHECK_THROWS_AS(s.stats(), sg::store_format_error);
+      CHECK_THROWS_WITH_AS(s.stats(), doctest::Contains("checkpoint 2 of thread 't' has a corrupted value list"),
+                           sg::store_format_error);
     }
   }
   SUBCASE("an appended piece whose previous piece is gone") {
@@ -198,6 +201,48 @@ TEST_CASE("sqlite: a put is one row: its new values are in the checkpoint's own 
   CHECK(raw.text("SELECT vals FROM checkpoints WHERE id = 1") == "1:x 0 3:one1:m 0 1:a");
   CHECK(raw.text("SELECT vals FROM checkpoints WHERE id = 2") == "1:m 1 1:b");  // x unchanged: not written
   CHECK(raw.text("SELECT channels FROM checkpoints WHERE id = 2") == "1:x 1 1\n1:m 2 2\n");
+}
+
+// A checkpoint's key is its thread's number * 2^32 + its id (detail::sqlite_key): each case
+// here would read another thread's rows if a range or a key were off by one.
+TEST_CASE("sqlite: rows are keyed by thread number and id, and never read across threads") {
+  temp_db file;
+  sg::sqlite_store s(file.path());
+  for (const auto* t : {"b", "a", "c"}) put(s, t, {{"x", 1, std::string(t) + "1"}});
+  put(s, "a", {{"x", 2, "a2"}}, {.parent = 1});
+  {
+    raw_db raw(file.path());
+    CHECK(raw.text("SELECT group_concat(no || '=' || name, ',') FROM threads") == "1=b,2=a,3=c");
+    CHECK(raw.text("SELECT group_concat(key, ',') FROM checkpoints") == "4294967297,8589934593,8589934594,12884901889");
+    CHECK(raw.text("SELECT group_concat(id, ',') FROM checkpoints") == "1,1,2,1");
+  }
+  CHECK(joined(*s.get("a"), "x") == "a2");
+  CHECK(joined(*s.get("b"), "x") == "b1");
+  // Ids that would land in a neighbour's range if only added to the key.
+  CHECK_FALSE(s.get("a", (std::int64_t{1} << 32) + 1));
+  CHECK_FALSE(s.get("b", (std::int64_t{1} << 32) + 1));
+  CHECK_FALSE(s.get("c", -((std::int64_t{1} << 32) - 1)));
+  CHECK_FALSE(s.get("a", std::numeric_limits<std::int64_t>::max()));
+  CHECK(s.list("a", {.before = std::numeric_limits<std::int64_t>::max()}).size() == 2);
+  CHECK(s.list("a", {.before = (std::int64_t{1} << 32) + 1}).size() == 2);
+  CHECK(s.list("c", {.before = -5}).empty());
+  CHECK(s.list("a", {.before = 2}).size() == 1);
+  const std::vector<sg::pending_write_put> w{{"n", 0, "x", "v"}};
+  CHECK_THROWS_AS(s.put_writes("b", (std::int64_t{1} << 32) + 2, w), sg::store_refused_error);
+  CHECK_THROWS_AS(put(s, "b", {{"x", 2, "b2"}}, {.parent = (std::int64_t{1} << 32) + 1}), sg::store_refused_error);
+
+  // A deleted thread's number goes with it; the name returns with a new one, and another
+  // connection that cached the old number sees the change.
+  sg::sqlite_store other(file.path());
+  CHECK(put(other, "c", {{"x", 2, "c2"}}, {.parent = 1}) == 2);
+  CHECK(s.delete_thread("c"));
+  CHECK(put(s, "d", {{"x", 1, "d1"}}) == 1);  // takes number 3 again
+  CHECK(put(other, "c", {{"x", 1, "c-again"}}) == 1);
+  CHECK(joined(*s.get("d"), "x") == "d1");
+  CHECK(s.list("d").size() == 1);
+  CHECK(joined(*s.get("c"), "x") == "c-again");
+  CHECK(s.threads() == std::vector<std::string>{"a", "b", "c", "d"});
+  CHECK(s.stats() == sg::store_stats{4, 5, 5, 15, 0});
 }
 
 TEST_CASE("sqlite: channel names of any bytes round-trip through the channel list") {
@@ -282,6 +327,34 @@ TEST_CASE("sqlite: a writer waits for another's lock, then fails cleanly") {
   });
   CHECK(put(patient, "t", {{"x", 3, "3"}}, {.parent = 2}) == 3);
   release.join();
+}
+
+// Two connections that open a new file together both read it in rollback mode, then both
+// ask for the lock the switch to WAL needs; SQLite refuses one of them at once rather than
+// let it wait while it holds its read lock. The store retries within its busy timeout.
+TEST_CASE("sqlite: opening a new file waits for another connection's lock on it") {
+  temp_db file;
+  raw_db other(file.path());
+  other.exec("BEGIN IMMEDIATE");  // the write lock a second opener would hold while switching
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    other.exec("COMMIT");
+  });
+  std::optional<sg::sqlite_store> s;
+  CHECK_NOTHROW(s.emplace(file.path(), sg::sqlite_options{.busy_timeout = std::chrono::milliseconds(5000)}));
+  release.join();
+  REQUIRE(s);
+  CHECK(put(*s, "t", {{"x", 1, "1"}}) == 1);
+  CHECK(raw_db(file.path()).text("PRAGMA journal_mode") == "wal");
+
+  // Held past the timeout, the lock is reported, and the file is left as it was.
+  temp_db held;
+  raw_db holder(held.path());
+  holder.exec("BEGIN IMMEDIATE");
+  CHECK_THROWS_WITH_AS(sg::sqlite_store(held.path(), {.busy_timeout = std::chrono::milliseconds(50)}),
+                       doctest::Contains("database is locked"), sg::store_error);
+  holder.exec("COMMIT");
+  CHECK(raw_db(held.path()).text("PRAGMA journal_mode") == "delete");
 }
 
 TEST_CASE("sqlite: processes that open a new file at the same time all succeed") {
@@ -429,6 +502,12 @@ TEST_CASE("sqlite: a conversion that fails changes nothing") {
     write_version_2(file.path(), true);
     CHECK_THROWS_WITH_AS(sg::sqlite_store{file.path()},
                          doctest::Contains("thread 't' has values of checkpoint 9, which does not exist"),
+                         sg::store_format_error);
+  }
+  SUBCASE("a checkpoint id that does not fit a key") {
+    write_version_2(file.path());
+    raw_db(file.path()).exec("UPDATE checkpoints SET id = 4294967296 WHERE thread = 'u'");
+    CHECK_THROWS_WITH_AS(sg::sqlite_store{file.path()}, doctest::Contains("a checkpoint id is outside 1 .. 2^32 - 1"),
                          sg::store_format_error);
   }
   SUBCASE("another connection holds the write lock") {

@@ -57,13 +57,17 @@ class sqlite_store {
     // then the id and the parent's channels need no reads.
     const std::int64_t version = data_version();
     const bool cached = cache_.valid && cache_.data_version == version && cache_.thread == cp.thread;
-    const std::int64_t id = (cached ? cache_.last_id : last_id(cp.thread)) + 1;
+    const std::int64_t number = cached ? cache_.number : thread_number(cp.thread);
+    const std::int64_t id = (cached ? cache_.last_id : last_id(number)) + 1;
+    if (id > detail::sqlite_max_id)
+      throw store_error("stategraph: SQLite store '" + path() + "': thread '" + std::string(cp.thread) +
+                        "' has used every checkpoint id (2^32 - 1)");
     const std::vector<channel_entry>* parent = nullptr;
     if (cp.parent != no_checkpoint) {
       if (cached && cache_.last_id == cp.parent) {
         parent = &cache_.channels;
       } else {
-        if (!parent_channels(cp.thread, cp.parent, scratch_parent_)) throw detail::missing_parent(cp);
+        if (!parent_channels(cp.thread, number, cp.parent, scratch_parent_)) throw detail::missing_parent(cp);
         parent = &scratch_parent_;
       }
     }
@@ -92,8 +96,7 @@ class sqlite_store {
       detail::append_channel_ref(list_text_, c.channel, c.version, origin);
     }
     detail::sqlite_query(sql_.insert_checkpoint)
-        .bind(cp.thread)
-        .bind(id)
+        .bind(detail::sqlite_key(number, id))
         .bind(cp.parent)
         .bind(cp.step)
         .bind(to_string(cp.source))
@@ -106,6 +109,7 @@ class sqlite_store {
     cache_.valid = false;  // until the commit has succeeded
     tx.commit();
     if (cache_.thread != cp.thread) cache_.thread.assign(cp.thread);
+    cache_.number = number;
     cache_.last_id = id;
     cache_.data_version = data_version();  // read after the commit, which may have changed it
     std::swap(cache_.channels, now);
@@ -173,9 +177,9 @@ class sqlite_store {
   bool delete_thread(std::string_view thread) {
     std::lock_guard lock(mutex_);
     detail::sqlite_transaction tx(sql_.begin_write, sql_.commit, sql_.rollback);
-    const bool existed = last_id(thread) != no_checkpoint;
+    const bool existed = exists_thread(thread);
     cache_.valid = false;
-    for (auto* s : {&sql_.delete_writes, &sql_.delete_checkpoints})
+    for (auto* s : {&sql_.delete_writes, &sql_.delete_checkpoints, &sql_.delete_thread})
       detail::sqlite_query(*s).bind(thread).run();
     tx.commit();
     return existed;
@@ -209,7 +213,12 @@ class sqlite_store {
         out.value_bytes += v.value.size();
         return true;
       });
-      if (!ok) throw corrupted(q.text(0), q.int64(1), "value list");
+      if (!ok) {
+        detail::sqlite_query name(sql_.thread_name);
+        name.bind(q.int64(0));
+        const std::string thread = name.next() ? std::string(name.text(0)) : "#" + std::to_string(q.int64(0));
+        throw corrupted(thread, q.int64(1), "value list");
+      }
     }
     return out;
   }
@@ -224,6 +233,7 @@ class sqlite_store {
     bool valid = false;
     std::int64_t data_version = 0;
     std::string thread;
+    std::int64_t number = 0;  // the thread's, in the threads table
     std::int64_t last_id = no_checkpoint;
     std::vector<channel_entry> channels;
   };
@@ -235,43 +245,65 @@ class sqlite_store {
           begin_read(db, "BEGIN", "starting a read"),
           commit(db, "COMMIT", "committing"),
           rollback(db, "ROLLBACK", "rolling back"),
-          last_id(db, "SELECT max(id) FROM checkpoints WHERE thread = ?1", "reading the last checkpoint id"),
-          exists(db, "SELECT 1 FROM checkpoints WHERE thread = ?1 AND id = ?2", "looking up a checkpoint"),
+          thread_number(db, "SELECT no FROM threads WHERE name = ?1", "reading a thread's number"),
+          new_thread(db, "INSERT INTO threads (name) VALUES (?1)", "numbering a new thread"),
+          last_id(db, "SELECT id FROM checkpoints WHERE key BETWEEN ?1 AND ?2 ORDER BY key DESC LIMIT 1",
+                  "reading the last checkpoint id"),
+          exists(db, "SELECT 1 FROM checkpoints WHERE" + std::string(detail::sqlite_checkpoint_row_sql),
+                 "looking up a checkpoint"),
+          exists_thread(db, "SELECT 1 FROM checkpoints WHERE" + std::string(detail::sqlite_thread_rows_sql) + " LIMIT 1",
+                        "looking up a thread"),
           data_version(db, "PRAGMA data_version", "reading the data version"),
-          parent_channels(db, "SELECT channels FROM checkpoints WHERE thread = ?1 AND id = ?2",
-                          "reading the parent's channels"),
+          parent_channels(db, "SELECT channels FROM checkpoints WHERE key = ?1", "reading the parent's channels"),
+          // The id is the key's low half (sqlite_key).
           insert_checkpoint(db,
-                            "INSERT INTO checkpoints (thread, id, parent, step, source, format_version, schema_hash,"
-                            " metadata, channels, vals) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                            "INSERT INTO checkpoints (key, id, parent, step, source, format_version, schema_hash,"
+                            " metadata, channels, vals) VALUES (?1, ?1 & 4294967295, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                             "writing a checkpoint"),
           insert_write(db,
                        "INSERT OR IGNORE INTO pending_writes (thread, checkpoint, task, idx, channel, value)"
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                        "writing a pending write"),
-          latest(db, std::string(detail::sqlite_checkpoint_sql) + " WHERE thread = ?1 ORDER BY id DESC LIMIT 1",
+          latest(db,
+                 std::string(detail::sqlite_checkpoint_sql) + " WHERE" + detail::sqlite_thread_rows_sql +
+                     " ORDER BY key DESC LIMIT 1",
                  "reading the latest checkpoint"),
-          info(db, std::string(detail::sqlite_checkpoint_sql) + " WHERE thread = ?1 AND id = ?2",
+          info(db, std::string(detail::sqlite_checkpoint_sql) + " WHERE" + detail::sqlite_checkpoint_row_sql,
                "reading a checkpoint"),
-          value_rows(db, "SELECT id, vals FROM checkpoints WHERE thread = ?1 AND id <= ?2 ORDER BY id DESC",
+          // From checkpoint ?2 of thread ?1 back to the thread's first.
+          value_rows(db,
+                     "SELECT id, vals FROM checkpoints WHERE key BETWEEN (SELECT no << 32 FROM threads WHERE name = ?1)"
+                     " AND (SELECT (no << 32) + ?2 FROM threads WHERE name = ?1) ORDER BY key DESC",
                      "reading a channel's value"),
-          list(db, std::string(detail::sqlite_info_sql) + " WHERE thread = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
+          // Ids before ?2 (any value: past 2^32 is every id).
+          list(db,
+               std::string(detail::sqlite_info_sql) + " WHERE" + detail::sqlite_thread_rows_sql +
+                   " AND key < (SELECT (no << 32) + min(max(?2, 0), 4294967296) FROM threads WHERE name = ?1)"
+                   " ORDER BY key DESC LIMIT ?3",
                "listing checkpoints"),
           read_writes(db,
                       "SELECT task, idx, channel, value FROM pending_writes"
                       " WHERE thread = ?1 AND checkpoint = ?2 ORDER BY task, idx",
                       "reading pending writes"),
           delete_writes(db, "DELETE FROM pending_writes WHERE thread = ?1", "deleting a thread"),
-          delete_checkpoints(db, "DELETE FROM checkpoints WHERE thread = ?1", "deleting a thread"),
-          threads(db, "SELECT DISTINCT thread FROM checkpoints ORDER BY thread", "listing threads"),
+          delete_checkpoints(db, "DELETE FROM checkpoints WHERE" + std::string(detail::sqlite_thread_rows_sql),
+                             "deleting a thread"),
+          delete_thread(db, "DELETE FROM threads WHERE name = ?1", "deleting a thread"),
+          threads(db,
+                  "SELECT name FROM threads t WHERE EXISTS (SELECT 1 FROM checkpoints"
+                  " WHERE key BETWEEN t.no << 32 AND (t.no << 32) + 4294967295) ORDER BY name",
+                  "listing threads"),
           stats(db,
-                "SELECT (SELECT count(DISTINCT thread) FROM checkpoints), (SELECT count(*) FROM checkpoints),"
+                "SELECT (SELECT count(DISTINCT key >> 32) FROM checkpoints), (SELECT count(*) FROM checkpoints),"
                 " (SELECT count(*) FROM pending_writes)",
                 "counting rows"),
-          all_values(db, "SELECT thread, id, vals FROM checkpoints WHERE vals <> ''", "counting values") {}
+          // The thread's number, not its name: a join would look every row's name up.
+          all_values(db, "SELECT key >> 32, id, vals FROM checkpoints WHERE vals <> ''", "counting values"),
+          thread_name(db, "SELECT name FROM threads WHERE no = ?1", "reading a thread's name") {}
 
-    detail::sqlite_statement begin_write, begin_read, commit, rollback, last_id, exists, data_version, parent_channels,
-        insert_checkpoint, insert_write, latest, info, value_rows, list, read_writes, delete_writes, delete_checkpoints,
-        threads, stats, all_values;
+    detail::sqlite_statement begin_write, begin_read, commit, rollback, thread_number, new_thread, last_id, exists,
+        exists_thread, data_version, parent_channels, insert_checkpoint, insert_write, latest, info, value_rows, list,
+        read_writes, delete_writes, delete_checkpoints, delete_thread, threads, stats, all_values, thread_name;
   };
 
   static statements prepare(const detail::sqlite_connection& db, const sqlite_options& options) {
@@ -281,14 +313,33 @@ class sqlite_store {
     return statements(db);
   }
 
-  std::int64_t last_id(std::string_view thread) const {
+  // The thread's number, given it here if it has none (inside the put's transaction, so it
+  // goes again if the put fails).
+  std::int64_t thread_number(std::string_view thread) {
+    {
+      detail::sqlite_query q(sql_.thread_number);
+      q.bind(thread);
+      if (q.next()) return q.int64(0);
+    }
+    detail::sqlite_query(sql_.new_thread).bind(thread).run();
+    const std::int64_t number = sqlite3_last_insert_rowid(db_.handle());
+    if (number < 1 || number > detail::sqlite_max_thread_number)
+      throw store_error("stategraph: SQLite store '" + path() + "': no thread number is left below 2^31");
+    return number;
+  }
+  std::int64_t last_id(std::int64_t number) const {
     detail::sqlite_query q(sql_.last_id);
-    q.bind(thread);
-    return q.next() ? q.int64(0) : no_checkpoint;  // max() of no rows is NULL, read as 0
+    q.bind(detail::sqlite_key(number, 0)).bind(detail::sqlite_key(number, detail::sqlite_max_id));
+    return q.next() ? q.int64(0) : no_checkpoint;
   }
   bool exists(std::string_view thread, std::int64_t id) const {
     detail::sqlite_query q(sql_.exists);
     q.bind(thread).bind(id);
+    return q.next();
+  }
+  bool exists_thread(std::string_view thread) const {
+    detail::sqlite_query q(sql_.exists_thread);
+    q.bind(thread);
     return q.next();
   }
   // A number that changes whenever another connection has committed to the file (it may
@@ -305,9 +356,11 @@ class sqlite_store {
     return q.next() ? q.int64(0) : 0;
   }
   // False if the checkpoint does not exist.
-  bool parent_channels(std::string_view thread, std::int64_t id, std::vector<channel_entry>& out) const {
+  bool parent_channels(std::string_view thread, std::int64_t number, std::int64_t id,
+                       std::vector<channel_entry>& out) const {
+    if (id < 1 || id > detail::sqlite_max_id) return false;
     detail::sqlite_query q(sql_.parent_channels);
-    q.bind(thread).bind(id);
+    q.bind(detail::sqlite_key(number, id));
     if (!q.next()) return false;
     if (!detail::parse_channel_list(q.text(0), refs_)) throw corrupted(thread, id, "channel list");
     out.clear();
@@ -368,6 +421,7 @@ class sqlite_store {
     pieces_.clear();
     std::int64_t want = origin;
     while (want != no_checkpoint) {
+      if (want < 0 || want > detail::sqlite_max_id) throw corrupted(thread, origin, "channel origin or append link");
       detail::sqlite_query q(sql_.value_rows);
       q.bind(thread).bind(want);
       int skipped = 0;

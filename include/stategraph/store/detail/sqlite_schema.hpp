@@ -8,38 +8,59 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 namespace stategraph::detail {
 
-// 3: a checkpoint's new values are a column of its own row (`vals`), so a put writes one
-// row in one b-tree; 2 kept them in a table of their own (channel_values), and is migrated
-// to 3 when opened. 1 had a row per channel of every checkpoint; it is refused.
+// 3: a checkpoint's row is keyed by one integer (its thread's number and its id), and its
+// new values are a column of that row (`vals`), so a put appends one row to one b-tree, as
+// an insert by rowid does; 2 kept rows keyed by (thread text, id) and the values in a table
+// of their own (channel_values), and is migrated to 3 when opened. 1 had a row per channel
+// of every checkpoint; it is refused.
 inline constexpr std::int64_t sqlite_schema_version = 3;
 inline constexpr std::int32_t sqlite_application_id = 0x53477374;  // "SGst"
 
-// checkpoints     one row per checkpoint; (thread, id) is also the history index. `channels`
-//                 lists every channel of the checkpoint in put order: its name, version and
-//                 `origin`, the id of the checkpoint that wrote the value it has (itself or
-//                 an ancestor); see sqlite_channel_list. `vals` holds the values this
-//                 checkpoint wrote, each with `previous`, the checkpoint whose value an
-//                 appended piece extends (0: none); see sqlite_value_list. Values are keyed
-//                 by the checkpoint that wrote them, so two branches of a fork that reach
-//                 the same version never collide.
+// A checkpoint's key is its thread's number times 2^32 plus its id, so a thread's rows are
+// one range of the rowid b-tree in id order, and the newest thread's puts append at its end.
+// Ids are dense from 1, so 2^32 - 1 of them per thread is no practical limit; numbers are
+// taken below 2^31 so the key stays a positive 64-bit integer.
+inline constexpr int sqlite_id_bits = 32;
+inline constexpr std::int64_t sqlite_max_id = (std::int64_t{1} << sqlite_id_bits) - 1;
+inline constexpr std::int64_t sqlite_max_thread_number = (std::int64_t{1} << 31) - 1;
+inline constexpr std::int64_t sqlite_key(std::int64_t thread_number, std::int64_t id) {
+  return (thread_number << sqlite_id_bits) + id;
+}
+
+// threads         a number per thread name: what checkpoint keys are made of. A thread's
+//                 row goes when its checkpoints do, and a number may then be given again.
+// checkpoints     one row per checkpoint, keyed as sqlite_key says; `id` repeats the key's
+//                 low half for readers of the file. `channels` lists every channel of the
+//                 checkpoint in put order: its name, version and `origin`, the id of the
+//                 checkpoint that wrote the value it has (itself or an ancestor); see
+//                 sqlite_channel_list. `vals` holds the values this checkpoint wrote, each
+//                 with `previous`, the checkpoint whose value an appended piece extends (0:
+//                 none); see sqlite_value_list. Values are keyed by the checkpoint that wrote
+//                 them, so two branches of a fork that reach the same version never collide.
 // pending_writes  writes of nodes that succeeded in a step that failed.
-inline constexpr const char* sqlite_schema_sql = R"sql(
-CREATE TABLE stategraph_store (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+inline constexpr const char* sqlite_keyed_tables_sql = R"sql(
+CREATE TABLE threads (no INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE checkpoints (
-  thread TEXT NOT NULL, id INTEGER NOT NULL, parent INTEGER NOT NULL, step INTEGER NOT NULL,
+  key INTEGER PRIMARY KEY, id INTEGER NOT NULL, parent INTEGER NOT NULL, step INTEGER NOT NULL,
   source TEXT NOT NULL, format_version INTEGER NOT NULL, schema_hash TEXT NOT NULL, metadata TEXT NOT NULL,
-  channels TEXT NOT NULL, vals TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (thread, id)) WITHOUT ROWID;
+  channels TEXT NOT NULL, vals TEXT NOT NULL DEFAULT '');
+)sql";
+inline constexpr const char* sqlite_other_tables_sql = R"sql(
+CREATE TABLE stategraph_store (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE pending_writes (
   thread TEXT NOT NULL, checkpoint INTEGER NOT NULL, task TEXT NOT NULL, idx INTEGER NOT NULL,
   channel TEXT NOT NULL, value TEXT NOT NULL,
@@ -48,6 +69,15 @@ INSERT INTO stategraph_store VALUES ('schema_version', 3);
 PRAGMA application_id = 1397191540;
 )sql";
 static_assert(sqlite_application_id == 1397191540);
+
+// Conditions on checkpoints: the rows of thread ?1 (none if the name has no number), and
+// its checkpoint ?2 (`id` is compared too, so an id past 2^32 finds nothing).
+inline constexpr const char* sqlite_thread_rows_sql =
+    " key BETWEEN (SELECT no << 32 FROM threads WHERE name = ?1)"
+    " AND (SELECT (no << 32) + 4294967295 FROM threads WHERE name = ?1)";
+inline constexpr const char* sqlite_checkpoint_row_sql =
+    " key = (SELECT (no << 32) + ?2 FROM threads WHERE name = ?1) AND id = ?2";
+static_assert(sqlite_id_bits == 32 && sqlite_max_id == 4294967295);
 
 // The columns sqlite_store reads back into a checkpoint_info, in that order.
 inline constexpr const char* sqlite_info_sql =
@@ -64,14 +94,22 @@ struct sqlite_channel_ref {
   std::int64_t origin = 0;
 };
 
+// Appends `v` in decimal, without the temporary string std::to_string would make.
+template <class Int>
+void append_number(std::string& out, Int v) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+  out.append(digits, static_cast<std::size_t>(end - digits));
+}
+
 inline void append_channel_ref(std::string& out, std::string_view channel, std::int64_t version, std::int64_t origin) {
-  out += std::to_string(channel.size());
+  append_number(out, channel.size());
   out += ':';
   out += channel;
   out += ' ';
-  out += std::to_string(version);
+  append_number(out, version);
   out += ' ';
-  out += std::to_string(origin);
+  append_number(out, origin);
   out += '\n';
 }
 
@@ -118,13 +156,13 @@ struct sqlite_value_ref {
 };
 
 inline void append_value(std::string& out, std::string_view channel, std::int64_t previous, std::string_view value) {
-  out += std::to_string(channel.size());
+  append_number(out, channel.size());
   out += ':';
   out += channel;
   out += ' ';
-  out += std::to_string(previous);
+  append_number(out, previous);
   out += ' ';
-  out += std::to_string(value.size());
+  append_number(out, value.size());
   out += ':';
   out += value;
 }
@@ -175,15 +213,30 @@ inline sqlite_file_kind sqlite_file_of(const sqlite_connection& db) {
 }
 
 // Converts a version-2 file to version 3 inside the caller's write transaction (all or
-// nothing): each row of channel_values moves into the `vals` of the checkpoint that wrote
-// it, then the table goes. Ids, values and their links are kept as they are.
+// nothing): each thread gets a number, each checkpoint row moves to its key, each row of
+// channel_values moves into the `vals` of the checkpoint that wrote it, then the old tables
+// go. Ids, values and their links are kept as they are.
 inline void migrate_sqlite_store_from_2(const sqlite_connection& db) {
-  db.exec("ALTER TABLE checkpoints ADD COLUMN vals TEXT NOT NULL DEFAULT ''", "converting version 2: adding vals");
+  if (sqlite_scalar(db, "SELECT count(*) FROM checkpoints WHERE id < 1 OR id > 4294967295",
+                    "converting version 2: checking the ids")
+          .value_or(0) != 0)
+    throw store_format_error("stategraph: '" + db.path() +
+                             "': converting version 2: a checkpoint id is outside 1 .. 2^32 - 1; nothing was changed");
+  db.exec("ALTER TABLE checkpoints RENAME TO checkpoints_2", "converting version 2: setting the old rows aside");
+  db.exec(sqlite_keyed_tables_sql, "converting version 2: making the keyed tables");
+  db.exec("INSERT INTO threads (name) SELECT DISTINCT thread FROM checkpoints_2 ORDER BY thread",
+          "converting version 2: numbering the threads");
+  db.exec("INSERT INTO checkpoints (key, id, parent, step, source, format_version, schema_hash, metadata, channels)"
+          " SELECT (t.no << 32) + c.id, c.id, c.parent, c.step, c.source, c.format_version, c.schema_hash,"
+          " c.metadata, c.channels FROM checkpoints_2 c JOIN threads t ON t.name = c.thread ORDER BY 1",
+          "converting version 2: moving the checkpoints");
+  db.exec("DROP TABLE checkpoints_2", "converting version 2: dropping the old checkpoints");
   {
     sqlite_statement rows(db, "SELECT thread, origin, channel, previous, value FROM channel_values",
                           "converting version 2: reading the values");
     // Appends, so values of one checkpoint are kept whatever order the rows come in.
-    sqlite_statement update(db, "UPDATE checkpoints SET vals = vals || ?3 WHERE thread = ?1 AND id = ?2",
+    sqlite_statement update(db,
+                            std::string("UPDATE checkpoints SET vals = vals || ?3 WHERE") + sqlite_checkpoint_row_sql,
                             "converting version 2: writing the values");
     std::string thread, vals;
     std::int64_t origin = no_checkpoint;
@@ -212,6 +265,30 @@ inline void migrate_sqlite_store_from_2(const sqlite_connection& db) {
           "converting version 2: marking version 3");
 }
 
+// Asks for WAL and returns the journal mode the file ends up in. Connections that open a
+// new file together all read it in rollback mode, then all ask for the write lock the
+// switch takes; SQLite refuses all but one at once (SQLITE_BUSY, without calling the busy
+// handler, since waiting while holding a read lock could deadlock), so the switch is
+// retried here until the busy timeout has passed.
+inline std::string sqlite_switch_to_wal(const sqlite_connection& db, int busy_timeout_ms) {
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    sqlite3_stmt* raw = nullptr;
+    int rc = sqlite3_prepare_v2(db.handle(), "PRAGMA journal_mode = WAL", -1, &raw, nullptr);
+    const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> stmt(raw, sqlite3_finalize);
+    if (rc == SQLITE_OK) rc = sqlite3_step(raw);
+    if (rc == SQLITE_ROW) {
+      const auto* mode = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+      return mode != nullptr ? mode : "";
+    }
+    if ((rc & 0xff) != SQLITE_BUSY || clock::now() >= deadline) db.fail("switching to WAL", rc);
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(32));
+  }
+}
+
 // Opens the file as a store: refuses a foreign file before writing anything to it, then
 // switches it to WAL and makes the tables if it is new, or converts a version-2 file. Safe
 // when several processes open the same file at once: both re-check under the write lock.
@@ -219,18 +296,18 @@ inline void open_sqlite_store(const sqlite_connection& db, int busy_timeout_ms, 
   sqlite3_busy_timeout(db.handle(), busy_timeout_ms);
   sqlite_file_of(db);  // before anything is written to a file that may not be ours
   if (db.path() != ":memory:" && !db.path().empty()) {
-    sqlite_statement wal(db, "PRAGMA journal_mode = WAL", "switching to WAL");
-    sqlite_query q(wal);
-    if (!q.next() || q.text(0) != "wal")
-      throw store_error("stategraph: SQLite store '" + db.path() + "' cannot use WAL (journal mode is '" +
-                        std::string(q.text(0)) + "'); is the file on a network file system?");
+    const std::string mode = sqlite_switch_to_wal(db, busy_timeout_ms);
+    if (mode != "wal")
+      throw store_error("stategraph: SQLite store '" + db.path() + "' cannot use WAL (journal mode is '" + mode +
+                        "'); is the file on a network file system?");
   }
   db.exec((std::string("PRAGMA synchronous = ") + synchronous).c_str(), "setting synchronous");
   db.exec("BEGIN IMMEDIATE", "locking the file to make the tables");
   try {
     switch (sqlite_file_of(db)) {
       case sqlite_file_kind::empty:
-        db.exec(sqlite_schema_sql, "making the tables");
+        db.exec(sqlite_keyed_tables_sql, "making the tables");
+        db.exec(sqlite_other_tables_sql, "making the tables");
         break;
       case sqlite_file_kind::version_2:
         migrate_sqlite_store_from_2(db);
