@@ -404,7 +404,7 @@ class app {
 
   template <std::size_t I, class Ctx>
   static bool run_alone_at(const app& self, state_type& state, position_type& at, Ctx& context,
-                           const run_config& config);
+                           const run_config& config, bool& calling);
 
   // A::static_next for ran = {i}.
   static typename A::set next_after(std::size_t i, arrivals& arrived) {
