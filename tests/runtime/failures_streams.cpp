@@ -10,6 +10,8 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace sg = stategraph;
@@ -153,6 +155,46 @@ struct model_config {
   double temperature = 0;
   int max_tokens = 0;
 };
+
+
+// ---- a node failing alone in a step of a frontier graph ------------------------------------
+// gate runs alone (step 1), fans out to left and right (step 2, two nodes: so the graph is
+// not one that runs one node at a time), which both lead to tail (alone again, step 3).
+// What each node does is chosen by `title`.
+void fail_if(const std::string& title, std::string_view who) {
+  if (title == std::string(who) + " throws") throw std::runtime_error(std::string(who) + " broke");
+  if (title == std::string(who) + " pauses") throw sg::interrupt_signal{"\"ok?\"", 0};
+}
+struct gate {
+  using reads = sg::reads<&State::title>;
+  using writes = sg::writes<&State::n, &State::log>;
+  auto operator()(sg::view<State, reads> in) const {
+    fail_if(in.get<&State::title>(), "gate");
+    return sg::write<&State::n>(1) | sg::write<&State::log>("gate");
+  }
+};
+template <int K>
+struct side {
+  using reads = sg::reads<>;
+  using writes = sg::writes<&State::n, &State::log>;
+  auto operator()(sg::view<State, reads>) const { return sg::write<&State::n>(10) | sg::write<&State::log>("side"); }
+};
+struct tail {
+  using reads = sg::reads<&State::title>;
+  using writes = sg::writes<&State::n, &State::log>;
+  auto operator()(sg::view<State, reads> in) const {
+    fail_if(in.get<&State::title>(), "tail");
+    return sg::write<&State::n>(100) | sg::write<&State::log>("tail");
+  }
+};
+struct fan {
+  using reads = sg::reads<>;
+  sg::go_all<side<1>, side<2>> operator()(sg::view<State, reads>) const {
+    return sg::go_all<side<1>, side<2>>{sg::to<side<1>>, sg::to<side<2>>};
+  }
+};
+using alone_steps = sg::graph<State, sg::edge<sg::start, gate>, sg::branch<gate, fan>,
+                              sg::join<tail, side<1>, side<2>>, sg::edge<tail, sg::end>>;
 
 }  // namespace failures_streams_cases
 using namespace failures_streams_cases;
@@ -380,4 +422,53 @@ TEST_CASE("nested subgraphs: events carry the whole path; a child's failure is s
                                                   "2.1 start research/inner_a", "2.1 end research/inner_a",
                                                   "2.2 start research/inner_b", "2.2 error research/inner_b",
                                                   "2.0 error research"});
+}
+
+TEST_CASE("a node failing alone in a step of a frontier graph: node_error names it and its step") {
+  auto app = sg::compile<alone_steps>();
+  auto pool = sg::compile<alone_steps>(sg::thread_pool{2});
+  CHECK(app.invoke(State{}).n == 121);  // gate 1 + two sides 10 + tail 100: the graph runs
+  CHECK(pool.invoke(State{}).n == 121);
+  for (auto [title, node, step] : {std::tuple{"gate throws", "gate", 1}, std::tuple{"tail throws", "tail", 3}}) {
+    CAPTURE(title);
+    try {
+      app.invoke(State{.title = title});
+      FAIL("expected node_error");
+    } catch (const sg::node_error& e) {
+      CHECK(e.node() == node);
+      CHECK(e.step() == static_cast<std::size_t>(step));
+      CHECK(std::string(e.what()).find(std::string(node) + " broke") != std::string::npos);
+    }
+    try {
+      pool.invoke(State{.title = title});
+      FAIL("expected node_error");
+    } catch (const sg::node_error& e) {
+      CHECK(e.node() == node);
+      CHECK(e.step() == static_cast<std::size_t>(step));
+    }
+  }
+}
+
+TEST_CASE("around a lone node's call, the recursion limit and a pause without a store are not node failures") {
+  auto app = sg::compile<alone_steps>();
+  // Step 3 (tail, alone) is over a limit of 2: the limit's own error, not a node_error.
+  try {
+    app.invoke(State{}, sg::run_config{.recursion_limit = 2});
+    FAIL("expected recursion_limit_error");
+  } catch (const sg::node_error&) {
+    FAIL("the recursion limit was reported as a node failure");
+  } catch (const sg::recursion_limit_error& e) {
+    CHECK(e.step() == 3);  // the step that would have run
+    CHECK(std::string(e.what()).find("tail") != std::string::npos);
+  }
+  CHECK(app.invoke(State{}, sg::run_config{.recursion_limit = 3}).n == 121);
+  // A lone node that pauses, in a run without a store: sg::error saying a store is needed.
+  try {
+    app.invoke(State{.title = "tail pauses"});
+    FAIL("expected sg::error");
+  } catch (const sg::node_error&) {
+    FAIL("a pause without a store was reported as a node failure");
+  } catch (const sg::error& e) {
+    CHECK(std::string(e.what()).find("checkpoint store") != std::string::npos);
+  }
 }
