@@ -11,7 +11,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 namespace sg = stategraph;
@@ -429,14 +428,18 @@ TEST_CASE("a node failing alone in a step of a frontier graph: node_error names 
   auto pool = sg::compile<alone_steps>(sg::thread_pool{2});
   CHECK(app.invoke(State{}).n == 121);  // gate 1 + two sides 10 + tail 100: the graph runs
   CHECK(pool.invoke(State{}).n == 121);
-  for (auto [title, node, step] : {std::tuple{"gate throws", "gate", 1}, std::tuple{"tail throws", "tail", 3}}) {
-    CAPTURE(title);
+  struct expectation {
+    const char* title;
+    const char* node;
+    std::size_t step;
+  };
+  for (const auto& [title, node, step] : {expectation{"gate throws", "gate", 1}, expectation{"tail throws", "tail", 3}}) {
     try {
       app.invoke(State{.title = title});
       FAIL("expected node_error");
     } catch (const sg::node_error& e) {
       CHECK(e.node() == node);
-      CHECK(e.step() == static_cast<std::size_t>(step));
+      CHECK(e.step() == step);
       CHECK(std::string(e.what()).find(std::string(node) + " broke") != std::string::npos);
     }
     try {
@@ -444,7 +447,7 @@ TEST_CASE("a node failing alone in a step of a frontier graph: node_error names 
       FAIL("expected node_error");
     } catch (const sg::node_error& e) {
       CHECK(e.node() == node);
-      CHECK(e.step() == static_cast<std::size_t>(step));
+      CHECK(e.step() == step);
     }
   }
 }
