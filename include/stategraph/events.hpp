@@ -29,12 +29,12 @@ template <class State>
 struct event {
   stream_mode mode{};
   std::size_t step = 0;                     // 1-based superstep
-  std::string_view node;                    // updates, debug: the node's name
-  std::vector<std::string_view> channels;   // updates: the channels the node wrote, in order
-  std::optional<State> values;              // values: the state after the step
+  std::string_view node{};                  // updates, debug: the node's name
+  std::vector<std::string_view> channels{}; // updates: the channels the node wrote, in order
+  std::optional<State> values{};            // values: the state after the step
   debug_phase phase = debug_phase::start;   // debug
   std::chrono::nanoseconds duration{};      // debug, at end/error
-  std::string error;                        // debug, at error: what the exception said
+  std::string error{};                      // debug, at error: what the exception said
   // A subgraph's event, forwarded into its parent's stream: `node` is "parent/child" and
   // `substep` the child run's own step (`step` stays the parent's). 0 for the parent's own.
   std::size_t substep = 0;
