@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <new>
 #include <optional>
 #include <string_view>
 #include <tuple>
@@ -201,7 +202,7 @@ class app {
   };
   template <std::size_t I, class Ctx>
   requires(plain<I, Ctx>) struct result_slot<I, Ctx> {
-    using type = std::optional<detail::node_result_t<node_t<I>, state_type, Ctx>>;
+    using type = detail::result_box<detail::node_result_t<node_t<I>, state_type, Ctx>>;
   };
   template <class Ctx, class Seq>
   struct results_of;
@@ -402,9 +403,51 @@ class app {
   template <class Ctx>
   bool run_alone(std::size_t i, state_type& state, position_type& at, Ctx& context, const run_config& config) const;
 
+  template <class Result>
+  static void finish_alone(const app& self, std::size_t i, void* result, state_type& state, position_type& at);
   template <std::size_t I, class Ctx>
-  static bool run_alone_at(const app& self, state_type& state, position_type& at, Ctx& context,
-                           const run_config& config, bool& calling);
+  static constexpr auto finish_for() {
+    using fn = void (*)(const app&, std::size_t, void*, state_type&, position_type&);
+    if constexpr (plain<I, Ctx>)
+      return static_cast<fn>(&finish_alone<detail::node_result_t<node_t<I>, state_type, Ctx>>);
+    else
+      return fn{};
+  }
+  template <class Ctx>
+  static constexpr auto finish_table = []<std::size_t... I>(std::index_sequence<I...>) {
+    using fn = void (*)(const app&, std::size_t, void*, state_type&, position_type&);
+    return std::array<fn, A::size>{finish_for<I, Ctx>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  // Which nodes have a plain call, and the storage a step of one node needs for its result.
+  template <class Ctx>
+  static constexpr auto has_plain_call = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<bool, A::size>{plain<I, Ctx>...};
+  }
+  (std::make_index_sequence<A::size>{});
+  struct storage_need {
+    std::size_t size = 1;
+    std::size_t align = 1;
+  };
+  template <std::size_t I, class Ctx>
+  static constexpr storage_need need_of() {
+    if constexpr (plain<I, Ctx>) {
+      using R = detail::node_result_t<node_t<I>, state_type, Ctx>;
+      return {sizeof(R), alignof(R)};
+    } else {
+      return {};
+    }
+  }
+  template <class Ctx>
+  static constexpr storage_need alone_result = []<std::size_t... I>(std::index_sequence<I...>) {
+    storage_need out{};
+    for (storage_need n : {need_of<I, Ctx>()...}) {
+      out.size = n.size > out.size ? n.size : out.size;
+      out.align = n.align > out.align ? n.align : out.align;
+    }
+    return out;
+  }
+  (std::make_index_sequence<A::size>{});
 
   // A::static_next for ran = {i}.
   static typename A::set next_after(std::size_t i, arrivals& arrived) {
@@ -508,22 +551,36 @@ class app {
     [[no_unique_address]] std::conditional_t<
         has_sends, typename send_slots_of<Ctx, std::make_index_sequence<A::size>>::type, no_slots>
         sent{};
+    // Where each node that ran put its result (its slot's value): the merge reads it there.
+    std::array<void*, A::size> where{};
+    // A durable run's nodes whose kept writes were put back into their slots: not run again.
+    [[no_unique_address]] std::conditional_t<Observer::durable, typename A::set, no_slots> replayed{};
   };
-  template <std::size_t I, class Ctx, class Observer>
-  static void run_task(frame<Ctx, Observer>& f) {
+  // Node I's call into its result slot: the one function per node a general step has (the
+  // failure capture, timing and durable scope around it are run_tasks', shared by all).
+  // Node I's call: into its slot of a general step's results, or into `alone` (a step of
+  // one node, run_alone) when that is not null. The one function per node that steps on
+  // the frontier have: failure capture, timing, durable scope and merging are the callers'.
+  template <std::size_t I, class Ctx>
+  static void* run_task(const app& self, const state_type& state, Ctx& context, const run_config& config,
+                        results_tuple<Ctx>* results, void* alone) {
     if constexpr (plain<I, Ctx>) {
-      using F = frame<Ctx, Observer>;
-      detail::task_outputs out{f.failures.data()};
-      if constexpr (F::timed) {
-        out.took = f.took.data();
-        out.children = f.children.data();
-        out.mode = f.observer.mode;
-      }
-      if constexpr (Observer::durable) out.resume = f.observer.resume_values(I);
-      detail::run_node_task<F::timed, Observer::durable>(
-          detail::slot_at<I>(f.self.nodes_), detail::slot_at<I>(f.results), I, f.state, f.context, f.config, out);
+      using R = detail::node_result_t<node_t<I>, state_type, Ctx>;
+      void* where = alone ? alone : detail::slot_at<I>(*results).place();
+      ::new (where) R(detail::call_node(detail::slot_at<I>(self.nodes_), state, context, config));
+      if (!alone) detail::slot_at<I>(*results).set();
+      return where;
+    } else {
+      return nullptr;
     }
   }
+  template <class Ctx>
+  using task_fn = void* (*)(const app&, const state_type&, Ctx&, const run_config&, results_tuple<Ctx>*, void*);
+  template <class Ctx>
+  static constexpr auto task_table = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<task_fn<Ctx>, A::size>{&run_task<I, Ctx>...};
+  }
+  (std::make_index_sequence<A::size>{});
   template <std::size_t I, class Ctx, class Observer>
   static void run_send_task(frame<Ctx, Observer>& f, std::size_t k) {
     if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) {
@@ -557,13 +614,26 @@ class app {
     queues_type next_sends{};
   };
   // The barrier's work for node I: its result merged, then its sends' results in send
-  // order; what they choose collected. Called in node order through a table.
+  // order; what they choose collected. Called in node order through a table: a node without
+  // sends shares merge_plain with every node whose result has the same type.
   template <std::size_t I, class Ctx, class Observer>
-  static void merge_task(frame<Ctx, Observer>& f, barrier<Observer>& b) {
+  static void merge_task(frame<Ctx, Observer>& f, barrier<Observer>& b, std::size_t) {
     if constexpr (plain<I, Ctx>)
       if (b.active.test(I)) merge_result(b, node_names[I], *detail::slot_at<I>(f.results));
     if constexpr (has_sends && !std::is_same_v<queue_t<I>, detail::no_queue>)
       for (auto& slot : detail::slot_at<I>(f.sent)) merge_result(b, node_names[I], *slot.result);
+  }
+  template <class Result, class Ctx, class Observer>
+  static void merge_plain(frame<Ctx, Observer>& f, barrier<Observer>& b, std::size_t i) {
+    if (b.active.test(i)) merge_result(b, node_names[i], *std::launder(static_cast<Result*>(f.where[i])));
+  }
+  template <std::size_t I, class Ctx, class Observer>
+  static constexpr auto merge_for() {
+    using fn = void (*)(frame<Ctx, Observer>&, barrier<Observer>&, std::size_t);
+    if constexpr (plain<I, Ctx> && !(has_sends && !std::is_same_v<queue_t<I>, detail::no_queue>))
+      return static_cast<fn>(&merge_plain<detail::node_result_t<node_t<I>, state_type, Ctx>, Ctx, Observer>);
+    else
+      return static_cast<fn>(&merge_task<I, Ctx, Observer>);
   }
   template <class Observer, class Result>
   static void merge_result(barrier<Observer>& b, std::string_view name, Result& r) {

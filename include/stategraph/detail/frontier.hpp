@@ -48,57 +48,51 @@ template <class G, class A, class Executor>
 template <class Ctx>
 bool app<G, A, Executor>::run_alone(std::size_t i, state_type& state, position_type& at, Ctx& context,
                                     const run_config& config) const {
-  using fn = bool (*)(const app&, state_type&, position_type&, Ctx&, const run_config&, bool&);
-  static constexpr auto table = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<fn, A::size>{&app::run_alone_at<I, Ctx>...};
-  }
-  (std::make_index_sequence<A::size>{});
+  if (!has_plain_call<Ctx>[i]) return false;
+  if (at.step >= config.recursion_limit) over_limit(config, at.step, at.active);
+  // The node's call is run_task's (one function per node serves both kinds of step); its
+  // result is built here, on the stack, rather than in a frame with a slot per node.
+  alignas(alone_result<Ctx>.align) std::byte result[alone_result<Ctx>.size];
   // The node's failure is wrapped here, once, rather than in each node's function: a
   // handler per node cost GCC 12 about 5 s of code generation on dag_200 (findings.md).
-  // `calling` is true only while the node's own call runs, so what fails around it (the
-  // recursion limit, the merge) propagates unwrapped, as before.
-  bool calling = false;
+  // What fails after the call (the merge, a router) propagates unwrapped, as before.
   try {
-    return table[i](*this, state, at, context, config, calling);
+    task_table<Ctx>[i](*this, state, context, config, nullptr, result);
   } catch (const interrupt_signal&) {
-    if (!calling) throw;
     throw error(detail::no_store_for_interrupt);
   } catch (...) {
-    if (!calling) throw;
     detail::fail_node(node_names[i], at.step + 1, std::current_exception());
   }
+  finish_table<Ctx>[i](*this, i, result, state, at);
+  return true;
 }
 
+// The barrier, for a step of one node: merge, then what runs next. Keyed by the result's
+// type, not the node (nodes that write the same channels share it); destroys the result.
 template <class G, class A, class Executor>
-template <std::size_t I, class Ctx>
-bool app<G, A, Executor>::run_alone_at(const app& self, state_type& state, position_type& at, Ctx& context,
-                                       const run_config& config, bool& calling) {
-  if constexpr (!plain<I, Ctx>) {
-    return false;
-  } else {
-    if (at.step >= config.recursion_limit) over_limit(config, at.step, at.active);
-    const std::size_t step_no = at.step + 1;
-    calling = true;
-    auto r = detail::call_node(detail::slot_at<I>(self.nodes_), state, context, config);
-    calling = false;
-    // The barrier, for a step of one node: merge, then what runs next.
-    [[maybe_unused]] detail::node_set<channel_count<state_type>> changed{};
-    if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
-    if constexpr (A::reactive)
-      detail::apply_patch(state, std::move(r.update), &changed);
-    else
-      detail::apply_patch(state, std::move(r.update), nullptr);
-    typename A::set next = next_after(I, at.arrived);
-    if constexpr (A::reactive) next |= A::woken_by(changed);
-    if constexpr (!std::is_same_v<decltype(r.next), detail::absent_part>)
-      if (r.next) add_targets(next, *r.next);
-    // No sends were queued (the caller checked), so this step's sends are the next queues.
-    if constexpr (has_sends) collect_sends(at.sends, r);
-    self.route_alone(I, state, next, at.sends);
-    at.active = next;
-    at.step = step_no;
-    return true;
-  }
+template <class Result>
+void app<G, A, Executor>::finish_alone(const app& self, std::size_t i, void* result, state_type& state,
+                                       position_type& at) {
+  Result& r = *std::launder(static_cast<Result*>(result));
+  struct destroy {
+    Result& r;
+    ~destroy() { r.~Result(); }
+  } destroy_after{r};
+  [[maybe_unused]] detail::node_set<channel_count<state_type>> changed{};
+  if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
+  if constexpr (A::reactive)
+    detail::apply_patch(state, std::move(r.update), &changed);
+  else
+    detail::apply_patch(state, std::move(r.update), nullptr);
+  typename A::set next = next_after(i, at.arrived);
+  if constexpr (A::reactive) next |= A::woken_by(changed);
+  if constexpr (!std::is_same_v<decltype(r.next), detail::absent_part>)
+    if (r.next) add_targets(next, *r.next);
+  // No sends were queued (the caller checked), so this step's sends are the next queues.
+  if constexpr (has_sends) collect_sends(at.sends, r);
+  self.route_alone(i, state, next, at.sends);
+  at.active = next;
+  at.step += 1;
 }
 
 template <class G, class A, class Executor>
@@ -145,10 +139,27 @@ inline std::size_t app<G, A, Executor>::chain_link_at(state_type& state, arrival
 template <class G, class A, class Executor>
 template <class Ctx, class Observer, class Frame>
 void app<G, A, Executor>::run_tasks(const typename A::set& active, Frame& f) const {
-  [[maybe_unused]] static constexpr auto table = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<void (*)(Frame&), A::size>{&run_task<I, Ctx, Observer>...};
+  detail::task_outputs out{f.failures.data()};
+  if constexpr (Frame::timed) {
+    out.took = f.took.data();
+    out.children = f.children.data();
+    out.mode = f.observer.mode;
   }
-  (std::make_index_sequence<A::size>{});
+  // One node's task: its call, with the failure capture, timing and durable scope around
+  // it. A durable run skips a node whose kept writes were put back into its slot.
+  auto call = [&](std::size_t i) {
+    f.where[i] = task_table<Ctx>[i](*this, f.state, f.context, f.config, &f.results, nullptr);
+  };
+  auto node_task = [&](std::size_t i) {
+    if constexpr (Observer::durable) {
+      if (f.replayed.test(i)) return;
+      detail::task_outputs mine = out;
+      mine.resume = f.observer.resume_values(i);
+      detail::run_node_task<Frame::timed, true>(call, i, mine);
+    } else {
+      detail::run_node_task<Frame::timed, false>(call, i, out);
+    }
+  };
   if constexpr (has_sends) {
     detail::for_each_index<A::size>([&]<std::size_t I>() {
       if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>)
@@ -158,11 +169,12 @@ void app<G, A, Executor>::run_tasks(const typename A::set& active, Frame& f) con
   if constexpr (std::is_same_v<Executor, sequential>) {
     if constexpr (has_sends) {
       detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if (active.test(I)) run_task<I, Ctx, Observer>(f);
+        if constexpr (plain<I, Ctx>)
+          if (active.test(I)) node_task(I);
         for (std::size_t k = 0; k < std::get<I>(f.queues).size(); ++k) run_send_task<I, Ctx, Observer>(f, k);
       });
     } else {
-      active.for_each([&](std::size_t i) { table[i](f); });
+      active.for_each([&](std::size_t i) { node_task(i); });
     }
   } else {
     if constexpr (has_sends) {
@@ -172,13 +184,14 @@ void app<G, A, Executor>::run_tasks(const typename A::set& active, Frame& f) con
       (std::make_index_sequence<A::size>{});
       std::vector<std::pair<std::size_t, std::size_t>> tasks;  // (node, send index or none)
       detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if (active.test(I)) tasks.emplace_back(I, detail::none);
+        if constexpr (plain<I, Ctx>)
+          if (active.test(I)) tasks.emplace_back(I, detail::none);
         for (std::size_t k = 0; k < std::get<I>(f.queues).size(); ++k) tasks.emplace_back(I, k);
       });
       auto task = [&](std::size_t t) {
         auto [node, k] = tasks[t];
         if (k == detail::none)
-          table[node](f);
+          node_task(node);
         else
           send_table[node](f, k);
       };
@@ -188,7 +201,7 @@ void app<G, A, Executor>::run_tasks(const typename A::set& active, Frame& f) con
       std::size_t count = 0;
       for (std::size_t i = 0; i < A::size; ++i)
         if (active.test(i)) tasks[count++] = i;
-      auto task = [&](std::size_t k) { table[tasks[k]](f); };
+      auto task = [&](std::size_t k) { node_task(tasks[k]); };
       executor_.for_each_task(count, task);
     }
   }
@@ -214,7 +227,10 @@ bool app<G, A, Executor>::run_step(state_type& state, position_type& at, Ctx& co
     // does not decode refuses the whole step with nothing run (and nothing stored).
     detail::for_each_index<A::size>([&]<std::size_t I>() {
       if constexpr (plain<I, Ctx>)
-        if (at.active.test(I)) observer.template replay<I>(detail::slot_at<I>(f.results));
+        if (at.active.test(I) && observer.template replay<I>(detail::slot_at<I>(f.results))) {
+          f.replayed.set(I);
+          f.where[I] = &*detail::slot_at<I>(f.results);
+        }
     });
   }
   run_tasks<Ctx, Observer>(at.active, f);
@@ -258,10 +274,10 @@ bool app<G, A, Executor>::run_step(state_type& state, position_type& at, Ctx& co
     if constexpr (Observer::durable) detail::mark_ephemeral<state_type>(b.changed);
   }
   static constexpr auto merges = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<void (*)(frame_t&, barrier<Observer>&), A::size>{&merge_task<I, Ctx, Observer>...};
+    return std::array<void (*)(frame_t&, barrier<Observer>&, std::size_t), A::size>{merge_for<I, Ctx, Observer>()...};
   }
   (std::make_index_sequence<A::size>{});
-  ran.for_each([&](std::size_t i) { merges[i](f, b); });
+  ran.for_each([&](std::size_t i) { merges[i](f, b, i); });
   typename A::set next = A::static_next(ran, at.arrived);
   if constexpr (A::reactive) next |= A::woken_by(b.changed);
   next |= b.next;

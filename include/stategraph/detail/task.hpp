@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstddef>
 #include <exception>
+#include <new>
 #include <optional>
 #include <random>
 #include <string>
@@ -40,6 +41,43 @@ struct step_result {
   patch_type update;
   [[no_unique_address]] std::conditional_t<std::is_void_v<go_type>, absent_part, std::optional<go_type>> next{};
   [[no_unique_address]] std::conditional_t<sends_work, typename sends_holder<R>::type, absent_part> sends{};
+};
+
+// A node's result slot in a step on the frontier: the part of std::optional a step needs,
+// but filled in place from the call's prvalue — `::new (box.place()) R(call_node(...));
+// box.set();` — rather than through emplace and a lambda per node (see call_node_once).
+template <class R>
+class result_box {
+ public:
+  using value_type = R;
+  result_box() noexcept {}
+  ~result_box() { reset(); }
+  result_box(const result_box&) = delete;
+  result_box& operator=(const result_box&) = delete;
+
+  void* place() noexcept { return static_cast<void*>(&value_); }  // build an R there, then set()
+  void set() noexcept { engaged_ = true; }
+  void emplace(R&& r) {
+    reset();
+    ::new (place()) R(std::move(r));
+    engaged_ = true;
+  }
+  void reset() noexcept {
+    if (engaged_) {
+      value_.~R();
+      engaged_ = false;
+    }
+  }
+  bool has_value() const noexcept { return engaged_; }
+  explicit operator bool() const noexcept { return engaged_; }
+  R& operator*() noexcept { return value_; }
+  const R& operator*() const noexcept { return value_; }
+
+ private:
+  union {
+    R value_;
+  };
+  bool engaged_ = false;
 };
 
 // Converts to what its function returns: emplacing one of these into an optional builds
@@ -149,9 +187,8 @@ inline std::minstd_rand& jitter_source() {
 }
 // ---- calling one node ------------------------------------------------------------------
 
-// The call layers below are forced inline: out of line, each is a call and a return around
-// the node's own code (GCC 12 kept normalise out of line once it stopped being a member of
-// the app: 82 more instructions per invocation of W2).
+// A send's call as a step_result (call_node_once below does the same for a plain call,
+// without the lambda).
 template <class F>
 [[gnu::always_inline]] inline auto normalise(F&& f) {
   using R = std::invoke_result_t<F&>;
@@ -172,13 +209,40 @@ template <class F>
   }
 }
 
+// The call layers below are forced inline: out of line, each is a call and a return around
+// the node's own code (GCC 12 kept normalise out of line once it stopped being a member of
+// the app: 82 more instructions per invocation of W2). They are also few and free of
+// lambdas: GCC runs its early passes on every function instantiated, inlined or not, and a
+// layer keyed by the node is one more function per node (benchmarks/compile_time/findings.md).
+
+// The node's own call, with the context when it takes one.
+template <class N, class S, class Ctx>
+[[gnu::always_inline]] inline decltype(auto) raw_call(const N& n, const S& state, Ctx& context) {
+  using view_t = node_view_t<N, S>;
+  if constexpr (!std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, view_t, Ctx&>)
+    return n(view_t(state), context);
+  else
+    return n(view_t(state));
+}
+
+// The call's result as the runtime keeps it (step_result), built in place from the call.
 template <class N, class S, class Ctx>
 [[gnu::always_inline]] inline auto call_node_once(const N& n, const S& state, Ctx& context) {
-  using view_t = node_view_t<N, S>;
-  if constexpr (!std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, view_t, Ctx&>) {
-    return normalise([&] { return n(view_t(state), context); });
+  using R = decltype(raw_call(n, state, context));
+  using out = step_result<R>;
+  if constexpr (std::is_void_v<R>) {
+    raw_call(n, state, context);
+    return out{};
+  } else if constexpr (out::sends_work && !is_command<R>) {
+    return out{{}, {}, raw_call(n, state, context)};
+  } else if constexpr (out::sends_work) {  // a command whose goto is sends
+    auto c = raw_call(n, state, context);
+    return out{std::move(c.update), {}, sends_holder<R>::take(std::move(c))};
+  } else if constexpr (std::is_void_v<typename out::go_type>) {
+    return out{raw_call(n, state, context)};
   } else {
-    return normalise([&] { return n(view_t(state)); });
+    auto c = raw_call(n, state, context);
+    return out{std::move(c.update), std::move(c.next)};
   }
 }
 template <class Node, class F>
@@ -288,12 +352,11 @@ struct task_outputs {
   const std::vector<std::string>* resume = nullptr;  // the values a resume gave this node
 };
 
-// Runs node `index` into its result slot; a failure is kept, not thrown, so that the step
-// can report the first one in node order after every task ran. A durable run skips a node
-// whose kept writes were put back into its slot before the step.
-template <bool Timed, bool Durable, class N, class Slot, class S, class Ctx>
-void run_node_task(const N& n, Slot& slot, std::size_t index, const S& state, Ctx& context, const run_config& config,
-                   const task_outputs& out) {
+// Runs task `index` (`call` fills its result slot); a failure is kept, not thrown, so that
+// the step can report the first one in node order after every task ran. Not a template on
+// the node: one copy per kind of run serves every node.
+template <bool Timed, bool Durable, class Call>
+void run_node_task(const Call& call, std::size_t index, const task_outputs& out) {
   [[maybe_unused]] std::chrono::steady_clock::time_point started;
   if constexpr (Timed) started = std::chrono::steady_clock::now();
   // A streamed run collects what the subgraphs of this task report (sg::subgraph reads it).
@@ -306,17 +369,16 @@ void run_node_task(const N& n, Slot& slot, std::size_t index, const S& state, Ct
     }
   }();
   if constexpr (Durable) {
-    if (slot) return;
     task_scope scope{index, out.resume};
     task_scope_guard guard(&scope);
     try {
-      slot.emplace(deferred{[&] { return call_node(n, state, context, config); }});
+      call(index);
     } catch (...) {
       out.failures[index] = std::current_exception();
     }
   } else {
     try {
-      slot.emplace(deferred{[&] { return call_node(n, state, context, config); }});
+      call(index);
     } catch (...) {
       out.failures[index] = std::current_exception();
     }
