@@ -134,11 +134,11 @@ class app {
   template <std::size_t I>
   using queue_for_node = boost::mp11::mp_at_c<typename detail::send_plan<A>::queues, I>;
 
-  static constexpr std::array<std::string_view, A::size> node_names = [] {
-    std::array<std::string_view, A::size> out{};
-    detail::for_each_index<A::size>([&]<std::size_t I>() { out[I] = node_traits<typename A::template node<I>>::name; });
-    return out;
-  }();
+  static constexpr std::array<std::string_view, A::size> node_names =
+      []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<std::string_view, A::size>{node_traits<typename A::template node<I>>::name...};
+  }
+  (std::make_index_sequence<A::size>{});
 
  private:
   template <std::size_t I>
@@ -157,19 +157,31 @@ class app {
   template <class Bound>
   app(Bound&& bound, int) : nodes_(make_nodes(bound)), routers_(make_routers(bound)), executor_(take_executor(bound)) {}
 
+  // With nothing bound (the common case) every node and router is default-constructed, with
+  // no function per node to build it.
   template <class Bound>
   static nodes_tuple make_nodes(Bound& bound) {
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return nodes_tuple(std::in_place, take<node_t<I>>(bound)...);
+    if constexpr (std::tuple_size_v<std::remove_cvref_t<Bound>> == 0) {
+      static_assert(boost::mp11::mp_all_of<typename A::nodes, std::is_default_constructible>::value,
+                    "stategraph: this node or router has no default constructor; pass an instance to sg::compile");
+      return nodes_tuple{};
+    } else {
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return nodes_tuple(std::in_place, take<node_t<I>>(bound)...);
+      }
+      (std::make_index_sequence<A::size>{});
     }
-    (std::make_index_sequence<A::size>{});
   }
   template <class Bound>
   static routers_tuple make_routers(Bound& bound) {
-    return [&]<std::size_t... B>(std::index_sequence<B...>) {
-      return routers_tuple(std::in_place, take<router_t<B>>(bound)...);
+    if constexpr (std::tuple_size_v<std::remove_cvref_t<Bound>> == 0) {
+      return routers_tuple{};
+    } else {
+      return [&]<std::size_t... B>(std::index_sequence<B...>) {
+        return routers_tuple(std::in_place, take<router_t<B>>(bound)...);
+      }
+      (std::make_index_sequence<A::branch_count>{});
     }
-    (std::make_index_sequence<A::branch_count>{});
   }
   template <class T, class Bound>
   static T take(Bound& bound) {
@@ -204,6 +216,8 @@ class app {
   requires(plain<I, Ctx>) struct result_slot<I, Ctx> {
     using type = detail::result_box<detail::node_result_t<node_t<I>, state_type, Ctx>>;
   };
+  template <std::size_t I, class Ctx>
+  using result_slot_t = typename result_slot<I, Ctx>::type;
   template <class Ctx, class Seq>
   struct results_of;
   template <class Ctx, std::size_t... I>
@@ -405,21 +419,22 @@ class app {
 
   template <class Result>
   static void finish_alone(const app& self, std::size_t i, void* result, state_type& state, position_type& at);
-  template <std::size_t I, class Ctx>
-  static constexpr auto finish_for() {
-    using fn = void (*)(const app&, std::size_t, void*, state_type&, position_type&);
-    if constexpr (plain<I, Ctx>)
-      return static_cast<fn>(&finish_alone<detail::node_result_t<node_t<I>, state_type, Ctx>>);
+  // Per node, from its result slot's type (shared by the nodes whose results have the same
+  // type, so nothing here is instantiated per node): the lone step's barrier, and the
+  // storage a lone step needs for the result.
+  using finish_fn = void (*)(const app&, std::size_t, void*, state_type&, position_type&);
+  template <class Slot>
+  static constexpr finish_fn finish_of() {
+    if constexpr (std::is_same_v<Slot, no_result>)
+      return nullptr;
     else
-      return fn{};
+      return &finish_alone<typename Slot::value_type>;
   }
   template <class Ctx>
   static constexpr auto finish_table = []<std::size_t... I>(std::index_sequence<I...>) {
-    using fn = void (*)(const app&, std::size_t, void*, state_type&, position_type&);
-    return std::array<fn, A::size>{finish_for<I, Ctx>()...};
+    return std::array<finish_fn, A::size>{finish_of<result_slot_t<I, Ctx>>()...};
   }
   (std::make_index_sequence<A::size>{});
-  // Which nodes have a plain call, and the storage a step of one node needs for its result.
   template <class Ctx>
   static constexpr auto has_plain_call = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<bool, A::size>{plain<I, Ctx>...};
@@ -429,26 +444,16 @@ class app {
     std::size_t size = 1;
     std::size_t align = 1;
   };
-  template <std::size_t I, class Ctx>
-  static constexpr storage_need need_of() {
-    if constexpr (plain<I, Ctx>) {
-      using R = detail::node_result_t<node_t<I>, state_type, Ctx>;
-      return {sizeof(R), alignof(R)};
-    } else {
-      return {};
-    }
-  }
   template <class Ctx>
   static constexpr storage_need alone_result = []<std::size_t... I>(std::index_sequence<I...>) {
     storage_need out{};
-    for (storage_need n : {need_of<I, Ctx>()...}) {
+    for (storage_need n : {storage_need{sizeof(result_slot_t<I, Ctx>), alignof(result_slot_t<I, Ctx>)}...}) {
       out.size = n.size > out.size ? n.size : out.size;
       out.align = n.align > out.align ? n.align : out.align;
     }
     return out;
   }
   (std::make_index_sequence<A::size>{});
-
   // A::static_next for ran = {i}.
   static typename A::set next_after(std::size_t i, arrivals& arrived) {
     typename A::set next = A::table.successors[i];
@@ -623,18 +628,22 @@ class app {
     if constexpr (has_sends && !std::is_same_v<queue_t<I>, detail::no_queue>)
       for (auto& slot : detail::slot_at<I>(f.sent)) merge_result(b, node_names[I], *slot.result);
   }
-  template <class Result, class Ctx, class Observer>
+  template <class Slot, class Ctx, class Observer>
   static void merge_plain(frame<Ctx, Observer>& f, barrier<Observer>& b, std::size_t i) {
-    if (b.active.test(i)) merge_result(b, node_names[i], *std::launder(static_cast<Result*>(f.where[i])));
+    if constexpr (!std::is_same_v<Slot, no_result>)
+      if (b.active.test(i))
+        merge_result(b, node_names[i], *std::launder(static_cast<typename Slot::value_type*>(f.where[i])));
   }
-  template <std::size_t I, class Ctx, class Observer>
-  static constexpr auto merge_for() {
+  // The barrier's table: keyed by result type in a graph without sends, by node otherwise.
+  template <class Ctx, class Observer>
+  static constexpr auto merge_table = []<std::size_t... I>(std::index_sequence<I...>) {
     using fn = void (*)(frame<Ctx, Observer>&, barrier<Observer>&, std::size_t);
-    if constexpr (plain<I, Ctx> && !(has_sends && !std::is_same_v<queue_t<I>, detail::no_queue>))
-      return static_cast<fn>(&merge_plain<detail::node_result_t<node_t<I>, state_type, Ctx>, Ctx, Observer>);
+    if constexpr (has_sends)
+      return std::array<fn, A::size>{&merge_task<I, Ctx, Observer>...};
     else
-      return static_cast<fn>(&merge_task<I, Ctx, Observer>);
+      return std::array<fn, A::size>{&merge_plain<result_slot_t<I, Ctx>, Ctx, Observer>...};
   }
+  (std::make_index_sequence<A::size>{});
   template <class Observer, class Result>
   static void merge_result(barrier<Observer>& b, std::string_view name, Result& r) {
     constexpr bool track = Observer::durable || A::reactive;

@@ -273,11 +273,7 @@ bool app<G, A, Executor>::run_step(state_type& state, position_type& at, Ctx& co
     detail::clear_ephemeral(state);
     if constexpr (Observer::durable) detail::mark_ephemeral<state_type>(b.changed);
   }
-  static constexpr auto merges = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<void (*)(frame_t&, barrier<Observer>&, std::size_t), A::size>{merge_for<I, Ctx, Observer>()...};
-  }
-  (std::make_index_sequence<A::size>{});
-  ran.for_each([&](std::size_t i) { merges[i](f, b, i); });
+  ran.for_each([&](std::size_t i) { merge_table<Ctx, Observer>[i](f, b, i); });
   typename A::set next = A::static_next(ran, at.arrived);
   if constexpr (A::reactive) next |= A::woken_by(b.changed);
   next |= b.next;
