@@ -278,31 +278,43 @@ class app {
   }();
 
   // Branch B's router on the merged state: its targets into `next`, or its sends into the
-  // next step's queues. Called through a table (one small function per branch).
+  // next step's queues. Called through a table. A router that chooses nodes runs in
+  // detail::route_go, keyed by its own type and reading its targets from A::branch_table
+  // (not a member of the app: its name would be as long as the graph, see task_table); one
+  // that sends needs the graph's names to queue them.
   template <std::size_t B>
-  static void route_branch(const app& self, const state_type& state, typename A::set& next, queues_type& sends) {
-    auto chosen = detail::call_router(detail::slot_at<B>(self.routers_), state);
-    if constexpr (is_go<decltype(chosen)>::value)
-      add_targets(next, chosen);
-    else
-      detail::enqueue<typename A::names>(sends, std::move(chosen));
+  static void route_sends(const void* router, const state_type& state, typename A::set&, queues_type& sends,
+                          const std::size_t*) {
+    detail::enqueue<typename A::names>(sends, detail::call_router(*static_cast<const router_t<B>*>(router), state));
   }
-  using route_fn = void (*)(const app&, const state_type&, typename A::set&, queues_type&);
+  using route_fn = void (*)(const void*, const state_type&, typename A::set&, queues_type&, const std::size_t*);
+  template <std::size_t B>
+  static constexpr route_fn route_for() {
+    if constexpr (is_go<typename A::template branch_parts<typename A::template branch_at<B>>::go_type>::value)
+      return &detail::route_go<router_t<B>, state_type, typename A::set, queues_type>;
+    else
+      return &route_sends<B>;
+  }
   static constexpr std::array<route_fn, A::branch_count> route_table = []<std::size_t... B>(std::index_sequence<B...>) {
-    return std::array<route_fn, A::branch_count>{&app::route_branch<B>...};
+    return std::array<route_fn, A::branch_count>{route_for<B>()...};
   }
   (std::make_index_sequence<A::branch_count>{});
+  void route_branch(std::size_t b, const state_type& state, typename A::set& next, queues_type& sends) const {
+    static const auto offsets = detail::slot_offsets(routers_);
+    route_table[b](reinterpret_cast<const char*>(&routers_) + offsets[b], state, next, sends,
+                   A::branch_table[b].target_list.data());
+  }
 
   // The branches whose source ran, evaluated on the merged state, in branch order.
   void run_routers(const state_type& state, const typename A::set& ran, typename A::set& next,
                    queues_type& next_sends) const {
     for (std::size_t b = 0; b < A::branch_count; ++b)
-      if (ran.test(branch_sources[b])) route_table[b](*this, state, next, next_sends);
+      if (ran.test(branch_sources[b])) route_branch(b, state, next, next_sends);
   }
   // The routers of the branches leaving node i.
   void route_alone(std::size_t i, const state_type& state, typename A::set& next, queues_type& sends) const {
     for (std::size_t k = branches_from.offsets[i]; k < branches_from.offsets[i + 1]; ++k)
-      route_table[branches_from.members[k]](*this, state, next, sends);
+      route_branch(branches_from.members[k], state, next, sends);
   }
 
   // ---- sends --------------------------------------------------------------------------
@@ -554,7 +566,7 @@ class app {
     [[no_unique_address]] std::conditional_t<timed, std::array<detail::child_events, A::size>, detail::untimed>
         children{};
     [[no_unique_address]] std::conditional_t<
-        has_sends, typename send_slots_of<Ctx, std::make_index_sequence<A::size>>::type, no_slots>
+        has_sends, typename send_slots_of<Ctx, std::make_index_sequence<has_sends ? A::size : 0>>::type, no_slots>
         sent{};
     // Where each node that ran put its result (its slot's value): the merge reads it there.
     std::array<void*, A::size> where{};
@@ -563,29 +575,27 @@ class app {
   };
   // Node I's call into its result slot: the one function per node a general step has (the
   // failure capture, timing and durable scope around it are run_tasks', shared by all).
-  // Node I's call: into its slot of a general step's results, or into `alone` (a step of
-  // one node, run_alone) when that is not null. The one function per node that steps on
-  // the frontier have: failure capture, timing, durable scope and merging are the callers'.
-  template <std::size_t I, class Ctx>
-  static void* run_task(const app& self, const state_type& state, Ctx& context, const run_config& config,
-                        results_tuple<Ctx>* results, void* alone) {
-    if constexpr (plain<I, Ctx>) {
-      using R = detail::node_result_t<node_t<I>, state_type, Ctx>;
-      void* where = alone ? alone : detail::slot_at<I>(*results).place();
-      ::new (where) R(detail::call_node(detail::slot_at<I>(self.nodes_), state, context, config));
-      if (!alone) detail::slot_at<I>(*results).set();
-      return where;
-    } else {
-      return nullptr;
-    }
-  }
+  // Node i's call (detail::node_task, keyed by the node's type, not the graph's): into its
+  // slot of a general step's results, or into a lone step's storage. The addresses of a
+  // node and of its slot are read off offsets rather than computed by a function per node:
+  // GCC builds the assembler name of each function it compiles, and a member of the app
+  // has a name as long as the graph (5.6 KB per function on dag_200).
   template <class Ctx>
-  using task_fn = void* (*)(const app&, const state_type&, Ctx&, const run_config&, results_tuple<Ctx>*, void*);
+  using task_fn = void* (*)(const void*, const state_type&, Ctx&, const run_config&, void*, void*);
   template <class Ctx>
   static constexpr auto task_table = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<task_fn<Ctx>, A::size>{&run_task<I, Ctx>...};
+    return std::array<task_fn<Ctx>, A::size>{&detail::node_task<node_t<I>, result_slot_t<I, Ctx>, state_type, Ctx>...};
   }
   (std::make_index_sequence<A::size>{});
+  const void* node_at(std::size_t i) const {
+    static const auto offsets = detail::slot_offsets(nodes_);
+    return reinterpret_cast<const char*>(&nodes_) + offsets[i];
+  }
+  template <class Ctx>
+  static void* result_at(results_tuple<Ctx>& results, std::size_t i) {
+    static const auto offsets = detail::slot_offsets(results);
+    return reinterpret_cast<char*>(&results) + offsets[i];
+  }
   template <std::size_t I, class Ctx, class Observer>
   static void run_send_task(frame<Ctx, Observer>& f, std::size_t k) {
     if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) {

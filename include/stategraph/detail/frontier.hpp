@@ -50,14 +50,14 @@ bool app<G, A, Executor>::run_alone(std::size_t i, state_type& state, position_t
                                     const run_config& config) const {
   if (!has_plain_call<Ctx>[i]) return false;
   if (at.step >= config.recursion_limit) over_limit(config, at.step, at.active);
-  // The node's call is run_task's (one function per node serves both kinds of step); its
+  // The node's call is detail::node_task's (one function per node serves both kinds of step); its
   // result is built here, on the stack, rather than in a frame with a slot per node.
   alignas(alone_result<Ctx>.align) std::byte result[alone_result<Ctx>.size];
   // The node's failure is wrapped here, once, rather than in each node's function: a
   // handler per node cost GCC 12 about 5 s of code generation on dag_200 (findings.md).
   // What fails after the call (the merge, a router) propagates unwrapped, as before.
   try {
-    task_table<Ctx>[i](*this, state, context, config, nullptr, result);
+    task_table<Ctx>[i](node_at(i), state, context, config, nullptr, result);
   } catch (const interrupt_signal&) {
     throw error(detail::no_store_for_interrupt);
   } catch (...) {
@@ -148,7 +148,7 @@ void app<G, A, Executor>::run_tasks(const typename A::set& active, Frame& f) con
   // One node's task: its call, with the failure capture, timing and durable scope around
   // it. A durable run skips a node whose kept writes were put back into its slot.
   auto call = [&](std::size_t i) {
-    f.where[i] = task_table<Ctx>[i](*this, f.state, f.context, f.config, &f.results, nullptr);
+    f.where[i] = task_table<Ctx>[i](node_at(i), f.state, f.context, f.config, result_at<Ctx>(f.results, i), nullptr);
   };
   auto node_task = [&](std::size_t i) {
     if constexpr (Observer::durable) {

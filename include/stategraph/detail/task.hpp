@@ -13,8 +13,10 @@
 #include <stategraph/run_options.hpp>
 #include <stategraph/send.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <new>
 #include <optional>
@@ -144,6 +146,18 @@ constexpr T& slot_at(slot<I, T>& s) noexcept {
 template <std::size_t I, class T>
 constexpr const T& slot_at(const slot<I, T>& s) noexcept {
   return s.value;
+}
+
+// Where each element of a slots object lies within it (the same for every object of the
+// type): read once off an object, so that element i is reached without a function per i.
+template <class... T>
+std::array<std::ptrdiff_t, sizeof...(T)> slot_offsets(const slots<T...>& s) {
+  const char* base = reinterpret_cast<const char*>(&s);
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<std::ptrdiff_t, sizeof...(T)>{
+        (reinterpret_cast<const char*>(&slot_at<I>(s)) - base)...};
+  }
+  (std::index_sequence_for<T...>{});
 }
 
 // Observers see each step. `quiet` is the one invoke uses: it compiles to nothing.
@@ -295,6 +309,19 @@ auto call_router(const R& router, const S& state) {
   return router(view<S, typename node_traits<R>::reads_type>(state));
 }
 
+// A branch whose router chooses nodes (go<...> or go_all<...>): its choice into `next`.
+// `targets` are the indices of the go's targets in declaration order (none for end).
+template <class R, class S, class Set, class Queues>
+void route_go(const void* router, const S& state, Set& next, Queues&, const std::size_t* targets) {
+  const auto chosen = call_router(*static_cast<const R*>(router), state);
+  if constexpr (requires { chosen.index(); }) {  // a go<...>: exactly one target
+    if (const std::size_t t = targets[chosen.index()]; t != none) next.set(t);
+  } else {
+    for (std::uint64_t mask = chosen.mask(); mask; mask &= mask - 1)
+      if (const std::size_t t = targets[static_cast<std::size_t>(__builtin_ctzll(mask))]; t != none) next.set(t);
+  }
+}
+
 // A node's failure as the caller sees it. A subgraph's failure already names the child
 // node as "parent/child": keep that name, with this run's step.
 [[noreturn]] inline void fail_node(std::string_view node, std::size_t step, const std::exception_ptr& cause) {
@@ -384,6 +411,22 @@ void run_node_task(const Call& call, std::size_t index, const task_outputs& out)
     }
   }
   if constexpr (Timed) out.took[index] = std::chrono::steady_clock::now() - started;
+}
+
+// A node's call in a step on the frontier, keyed by the node's type: into its result slot
+// `box` (a result_box), or into `alone` (a step of one node) when that is not null; returns
+// where the result is. Failure capture, timing and the durable scope are the caller's.
+template <class N, class Box, class S, class Ctx>
+void* node_task(const void* node, const S& state, Ctx& context, const run_config& config, void* box, void* alone) {
+  if constexpr (!requires { typename Box::value_type; }) {  // no plain call: runs only as a send target
+    return nullptr;
+  } else {
+    using R = typename Box::value_type;
+    void* where = alone ? alone : static_cast<Box*>(box)->place();
+    ::new (where) R(call_node(*static_cast<const N*>(node), state, context, config));
+    if (!alone) static_cast<Box*>(box)->set();
+    return where;
+  }
 }
 
 }  // namespace stategraph::detail
