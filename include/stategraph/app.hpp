@@ -573,8 +573,6 @@ class app {
     // A durable run's nodes whose kept writes were put back into their slots: not run again.
     [[no_unique_address]] std::conditional_t<Observer::durable, typename A::set, no_slots> replayed{};
   };
-  // Node I's call into its result slot: the one function per node a general step has (the
-  // failure capture, timing and durable scope around it are run_tasks', shared by all).
   // Node i's call (detail::node_task, keyed by the node's type, not the graph's): into its
   // slot of a general step's results, or into a lone step's storage. The addresses of a
   // node and of its slot are read off offsets rather than computed by a function per node:
@@ -587,6 +585,7 @@ class app {
     return std::array<task_fn<Ctx>, A::size>{&detail::node_task<node_t<I>, result_slot_t<I, Ctx>, state_type, Ctx>...};
   }
   (std::make_index_sequence<A::size>{});
+  // (The offsets are the same for every object of the type: read once, off the first one.)
   const void* node_at(std::size_t i) const {
     static const auto offsets = detail::slot_offsets(nodes_);
     return reinterpret_cast<const char*>(&nodes_) + offsets[i];

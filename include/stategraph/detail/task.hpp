@@ -201,61 +201,42 @@ inline std::minstd_rand& jitter_source() {
 }
 // ---- calling one node ------------------------------------------------------------------
 
-// A send's call as a step_result (call_node_once below does the same for a plain call,
-// without the lambda).
-template <class F>
-[[gnu::always_inline]] inline auto normalise(F&& f) {
-  using R = std::invoke_result_t<F&>;
-  using out = step_result<R>;
-  if constexpr (std::is_void_v<R>) {
-    f();
-    return out{};
-  } else if constexpr (out::sends_work && !is_command<R>) {
-    return out{{}, {}, f()};
-  } else if constexpr (out::sends_work) {  // a command whose goto is sends
-    auto c = f();
-    return out{std::move(c.update), {}, sends_holder<R>::take(std::move(c))};
-  } else if constexpr (std::is_void_v<typename out::go_type>) {
-    return out{f()};
-  } else {
-    auto c = f();
-    return out{std::move(c.update), std::move(c.next)};
-  }
-}
-
 // The call layers below are forced inline: out of line, each is a call and a return around
 // the node's own code (GCC 12 kept normalise out of line once it stopped being a member of
 // the app: 82 more instructions per invocation of W2). They are also few and free of
 // lambdas: GCC runs its early passes on every function instantiated, inlined or not, and a
 // layer keyed by the node is one more function per node (benchmarks/compile_time/findings.md).
 
-// The node's own call, with the context when it takes one.
-template <class N, class S, class Ctx>
-[[gnu::always_inline]] inline decltype(auto) raw_call(const N& n, const S& state, Ctx& context) {
+// The node's own call: its view, a send's payload (none for a plain call), and the context
+// when it takes one.
+template <class N, class S, class Ctx, class... Payload>
+[[gnu::always_inline]] inline decltype(auto) raw_call(const N& n, const S& state, Ctx& context,
+                                                      const Payload&... payload) {
   using view_t = node_view_t<N, S>;
-  if constexpr (!std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, view_t, Ctx&>)
-    return n(view_t(state), context);
+  if constexpr (!std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, view_t, const Payload&..., Ctx&>)
+    return n(view_t(state), payload..., context);
   else
-    return n(view_t(state));
+    return n(view_t(state), payload...);
 }
 
 // The call's result as the runtime keeps it (step_result), built in place from the call.
-template <class N, class S, class Ctx>
-[[gnu::always_inline]] inline auto call_node_once(const N& n, const S& state, Ctx& context) {
-  using R = decltype(raw_call(n, state, context));
+template <class N, class S, class Ctx, class... Payload>
+[[gnu::always_inline]] inline auto call_node_once(const N& n, const S& state, Ctx& context,
+                                                  const Payload&... payload) {
+  using R = decltype(raw_call(n, state, context, payload...));
   using out = step_result<R>;
   if constexpr (std::is_void_v<R>) {
-    raw_call(n, state, context);
+    raw_call(n, state, context, payload...);
     return out{};
   } else if constexpr (out::sends_work && !is_command<R>) {
-    return out{{}, {}, raw_call(n, state, context)};
+    return out{{}, {}, raw_call(n, state, context, payload...)};
   } else if constexpr (out::sends_work) {  // a command whose goto is sends
-    auto c = raw_call(n, state, context);
+    auto c = raw_call(n, state, context, payload...);
     return out{std::move(c.update), {}, sends_holder<R>::take(std::move(c))};
   } else if constexpr (std::is_void_v<typename out::go_type>) {
-    return out{raw_call(n, state, context)};
+    return out{raw_call(n, state, context, payload...)};
   } else {
-    auto c = raw_call(n, state, context);
+    auto c = raw_call(n, state, context, payload...);
     return out{std::move(c.update), std::move(c.next)};
   }
 }
@@ -288,11 +269,7 @@ using node_result_t = decltype(call_node(std::declval<const N&>(), std::declval<
 // The same for a send: the node takes the payload after its view.
 template <class N, class S, class Payload, class Ctx>
 [[gnu::always_inline]] inline auto call_send_once(const N& n, const S& state, const Payload& payload, Ctx& context) {
-  using view_t = node_view_t<N, S>;
-  if constexpr (!std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, view_t, const Payload&, Ctx&>)
-    return normalise([&] { return n(view_t(state), payload, context); });
-  else
-    return normalise([&] { return n(view_t(state), payload); });
+  return call_node_once(n, state, context, payload);
 }
 template <class N, class S, class Payload, class Ctx>
 [[gnu::always_inline]] inline auto call_send(const N& n, const S& state, const Payload& payload, Ctx& context,
