@@ -1,5 +1,6 @@
 // What decides the next step besides static edges (semantics.md): routers (go, go_all),
 // commands with goto targets, the state a router sees, and how the input is applied.
+#include <array>
 #include <doctest/doctest.h>
 
 #include <set>
@@ -141,6 +142,58 @@ struct below {
   }
 };
 using configured = sg::graph<Logged, sg::edge<sg::start, adder>, sg::branch<adder, below>>;
+
+// Nodes and routers that carry data of different sizes, so that each sits at its own offset
+// in the app: a step of two nodes (tagger, scaler), then steps of one (lone, looped by gate).
+struct tagger {
+  std::string tag;
+  using writes = sg::writes<&Logged::counter, &Logged::log>;
+  auto operator()(sg::view<Logged, sg::reads<>>) const {
+    return sg::write<&Logged::counter>(1) | sg::write<&Logged::log>(tag);
+  }
+};
+struct scaler {
+  std::array<int, 5> pad{};
+  int amount = 0;
+  using writes = sg::writes<&Logged::counter>;
+  auto operator()(sg::view<Logged, sg::reads<>>) const { return sg::write<&Logged::counter>(amount + pad[4]); }
+};
+struct lone {
+  std::string label;
+  using writes = sg::writes<&Logged::counter, &Logged::log>;
+  auto operator()(sg::view<Logged, sg::reads<>>) const {
+    return sg::write<&Logged::counter>(1) | sg::write<&Logged::log>(label);
+  }
+};
+struct stop {
+  std::string why;  // only there to give the next router a non-zero offset
+  using reads = sg::reads<>;
+  sg::go<sg::end> operator()(sg::view<Logged, reads>) const { return sg::to<sg::end>; }
+};
+struct gate {
+  int limit = 0;
+  using reads = sg::reads<&Logged::counter>;
+  sg::go<lone, sg::end> operator()(sg::view<Logged, reads> in) const {
+    if (in.get<&Logged::counter>() < limit) return sg::to<lone>;
+    return sg::to<sg::end>;
+  }
+};
+using stateful = sg::graph<Logged, sg::edge<sg::start, tagger>, sg::edge<sg::start, scaler>, sg::edge<tagger, lone>,
+                           sg::branch<scaler, stop>, sg::branch<lone, gate>>;
+
+TEST_CASE("node and router instances are reached in steps of several nodes and of one, on both executors") {
+  const std::array<int, 5> pad{0, 0, 0, 0, 2};
+  auto sequential = sg::compile<stateful>(tagger{"T"}, scaler{pad, 8}, lone{"L"}, stop{"no reason"}, gate{14});
+  auto pooled = sg::compile<stateful>(gate{14}, lone{"L"}, stop{"no reason"}, scaler{pad, 8}, tagger{"T"},
+                                      sg::with_executor(sg::thread_pool{2}));
+  for (const Logged& out : {sequential.invoke(Logged{}), pooled.invoke(Logged{})}) {
+    CHECK(out.counter == 14);  // step 1: 1 + 10; then lone alone: 12, 13, 14
+    CHECK(out.log == strings{"T", "L", "L", "L"});
+  }
+  auto copy = sequential;  // the copy reaches its own nodes
+  CHECK(copy.invoke(Logged{.counter = 1}).counter == 14);
+  CHECK(copy.invoke(Logged{.counter = 1}).log == strings{"T", "L", "L"});
+}
 
 // ---- input through reducers -------------------------------------------------------------------
 
