@@ -322,9 +322,14 @@ STATEGRAPH_MEMBER_TYPE_OR(subscribes_or, subscribes, typename N::subscribes::lis
 STATEGRAPH_MEMBER_TYPE_OR(seam_or, seam, typename N::seam)
 #undef STATEGRAPH_MEMBER_TYPE_OR
 
+// A node renames itself with a static `name`; a data member that happens to be called
+// `name` (a node's own state) is not one.
+template <class N>
+concept declares_static_name = requires { N::name; } && !std::is_member_pointer_v<decltype(&N::name)>;
+
 template <class N>
 constexpr std::string_view node_name() {
-  if constexpr (requires { N::name; }) return std::string_view(N::name);
+  if constexpr (declares_static_name<N>) return std::string_view(N::name);
   else return type_name<N>();
 }
 }  // namespace detail

@@ -23,8 +23,15 @@ struct numbered : logs_name<numbered<N>> {};
 namespace inner {
 struct deep : logs_name<deep> {};
 }  // namespace inner
+// State of its own called `name` is not a declared name: the node keeps its type's name.
+struct greeter {
+  std::string name = "ada";
+  using writes = sg::writes<&Logged::log>;
+  auto operator()(sg::view<Logged, sg::reads<>>) const { return sg::write<&Logged::log>("hello " + name); }
+};
 
 static_assert(sg::node_traits<plain_node>::name == "plain_node");
+static_assert(sg::node_traits<greeter>::name == "greeter");
 static_assert(sg::node_traits<renamed>::name == "custom name");
 static_assert(sg::node_traits<numbered<3>>::name == "numbered<3>");
 static_assert(sg::node_traits<inner::deep>::name == "deep");
@@ -74,6 +81,12 @@ TEST_CASE("the app names nodes by type, or by their declared name") {
   CHECK(app_t::node_names[3] == "deep");
   Logged out = sg::compile<named_graph>().invoke(Logged{});
   CHECK(out.log == strings{"plain_node", "custom name", "numbered<3>", "deep"});
+}
+
+TEST_CASE("a node whose data member is called name runs under its type's name") {
+  using G = sg::graph<Logged, sg::edge<sg::start, greeter>, sg::edge<greeter, sg::end>>;
+  CHECK(decltype(sg::compile<G>())::node_names[0] == "greeter");
+  CHECK(sg::compile<G>(greeter{"grace"}).invoke(Logged{}).log == strings{"hello grace"});
 }
 
 TEST_CASE("a node that takes a runtime context gets the one passed to invoke") {
