@@ -231,17 +231,7 @@ class app {
   template <class Go>
   static void add_targets(typename A::set& next, const Go& g) {
     static constexpr auto targets = detail::indices_of<typename A::names>(static_cast<typename Go::targets*>(nullptr));
-    if constexpr (requires { g.index(); }) {  // a go<...>: exactly one target
-      const std::size_t t = targets[g.index()];
-      if (t != detail::none) next.set(t);
-      return;
-    }
-    std::uint64_t mask = g.mask();
-    while (mask) {
-      auto t = targets[static_cast<std::size_t>(__builtin_ctzll(mask))];
-      if (t != detail::none) next.set(t);
-      mask &= mask - 1;
-    }
+    detail::add_chosen(next, g, targets.data());
   }
 
   [[noreturn]] static void over_limit(const run_config& config, std::size_t step, const typename A::set& active) {
@@ -568,8 +558,6 @@ class app {
     [[no_unique_address]] std::conditional_t<
         has_sends, typename send_slots_of<Ctx, std::make_index_sequence<has_sends ? A::size : 0>>::type, no_slots>
         sent{};
-    // Where each node that ran put its result (its slot's value): the merge reads it there.
-    std::array<void*, A::size> where{};
     // A durable run's nodes whose kept writes were put back into their slots: not run again.
     [[no_unique_address]] std::conditional_t<Observer::durable, typename A::set, no_slots> replayed{};
   };
@@ -579,7 +567,7 @@ class app {
   // GCC builds the assembler name of each function it compiles, and a member of the app
   // has a name as long as the graph (5.6 KB per function on dag_200).
   template <class Ctx>
-  using task_fn = void* (*)(const void*, const state_type&, Ctx&, const run_config&, void*, void*);
+  using task_fn = void (*)(const void*, const state_type&, Ctx&, const run_config&, void*, void*);
   template <class Ctx>
   static constexpr auto task_table = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<task_fn<Ctx>, A::size>{&detail::node_task<node_t<I>, result_slot_t<I, Ctx>, state_type, Ctx>...};
@@ -641,7 +629,7 @@ class app {
   static void merge_plain(frame<Ctx, Observer>& f, barrier<Observer>& b, std::size_t i) {
     if constexpr (!std::is_same_v<Slot, no_result>)
       if (b.active.test(i))
-        merge_result(b, node_names[i], *std::launder(static_cast<typename Slot::value_type*>(f.where[i])));
+        merge_result(b, node_names[i], **static_cast<Slot*>(result_at<Ctx>(f.results, i)));
   }
   // The barrier's table: keyed by result type in a graph without sends, by node otherwise.
   template <class Ctx, class Observer>

@@ -148,7 +148,7 @@ void app<G, A, Executor>::run_tasks(const typename A::set& active, Frame& f) con
   // One node's task: its call, with the failure capture, timing and durable scope around
   // it. A durable run skips a node whose kept writes were put back into its slot.
   auto call = [&](std::size_t i) {
-    f.where[i] = task_table<Ctx>[i](node_at(i), f.state, f.context, f.config, result_at<Ctx>(f.results, i), nullptr);
+    task_table<Ctx>[i](node_at(i), f.state, f.context, f.config, result_at<Ctx>(f.results, i), nullptr);
   };
   auto node_task = [&](std::size_t i) {
     if constexpr (Observer::durable) {
@@ -227,10 +227,7 @@ bool app<G, A, Executor>::run_step(state_type& state, position_type& at, Ctx& co
     // does not decode refuses the whole step with nothing run (and nothing stored).
     detail::for_each_index<A::size>([&]<std::size_t I>() {
       if constexpr (plain<I, Ctx>)
-        if (at.active.test(I) && observer.template replay<I>(detail::slot_at<I>(f.results))) {
-          f.replayed.set(I);
-          f.where[I] = &*detail::slot_at<I>(f.results);
-        }
+        if (at.active.test(I) && observer.template replay<I>(detail::slot_at<I>(f.results))) f.replayed.set(I);
     });
   }
   run_tasks<Ctx, Observer>(at.active, f);

@@ -286,17 +286,22 @@ auto call_router(const R& router, const S& state) {
   return router(view<S, typename node_traits<R>::reads_type>(state));
 }
 
-// A branch whose router chooses nodes (go<...> or go_all<...>): its choice into `next`.
-// `targets` are the indices of the go's targets in declaration order (none for end).
-template <class R, class S, class Set, class Queues>
-void route_go(const void* router, const S& state, Set& next, Queues&, const std::size_t* targets) {
-  const auto chosen = call_router(*static_cast<const R*>(router), state);
+// What a go<...> or go_all<...> chose, into `next`: `targets` are the indices of its
+// targets in declaration order (none for end). Shared by routers and commands.
+template <class Set, class Go>
+void add_chosen(Set& next, const Go& chosen, const std::size_t* targets) {
   if constexpr (requires { chosen.index(); }) {  // a go<...>: exactly one target
     if (const std::size_t t = targets[chosen.index()]; t != none) next.set(t);
   } else {
     for (std::uint64_t mask = chosen.mask(); mask; mask &= mask - 1)
       if (const std::size_t t = targets[static_cast<std::size_t>(__builtin_ctzll(mask))]; t != none) next.set(t);
   }
+}
+
+// A branch whose router chooses nodes: its choice into `next`.
+template <class R, class S, class Set, class Queues>
+void route_go(const void* router, const S& state, Set& next, Queues&, const std::size_t* targets) {
+  add_chosen(next, call_router(*static_cast<const R*>(router), state), targets);
 }
 
 // A node's failure as the caller sees it. A subgraph's failure already names the child
@@ -391,18 +396,15 @@ void run_node_task(const Call& call, std::size_t index, const task_outputs& out)
 }
 
 // A node's call in a step on the frontier, keyed by the node's type: into its result slot
-// `box` (a result_box), or into `alone` (a step of one node) when that is not null; returns
-// where the result is. Failure capture, timing and the durable scope are the caller's.
+// `box` (a result_box), or into `alone` (a step of one node) when that is not null. Failure
+// capture, timing and the durable scope are the caller's.
 template <class N, class Box, class S, class Ctx>
-void* node_task(const void* node, const S& state, Ctx& context, const run_config& config, void* box, void* alone) {
-  if constexpr (!requires { typename Box::value_type; }) {  // no plain call: runs only as a send target
-    return nullptr;
-  } else {
+void node_task(const void* node, const S& state, Ctx& context, const run_config& config, void* box, void* alone) {
+  if constexpr (requires { typename Box::value_type; }) {  // else no plain call: only a send target
     using R = typename Box::value_type;
-    void* where = alone ? alone : static_cast<Box*>(box)->place();
-    ::new (where) R(call_node(*static_cast<const N*>(node), state, context, config));
+    ::new (alone ? alone : static_cast<Box*>(box)->place())
+        R(call_node(*static_cast<const N*>(node), state, context, config));
     if (!alone) static_cast<Box*>(box)->set();
-    return where;
   }
 }
 
