@@ -222,7 +222,7 @@ template <class S, class R, class GoType>
 constexpr bool check_router() {
   if constexpr (!check_channels_belong<S, R, R>()) {
     return false;
-  } else if constexpr (!std::is_invocable_v<const R&, stategraph::detail::node_view_t<R, S>>) {
+  } else if constexpr (!stategraph::detail::callable_as<const R&, stategraph::detail::node_view_t<R, S>>) {
     (void)SG011_call_operator_does_not_accept_the_view<R, stategraph::detail::node_view_t<R, S>>{};
     return false;
   } else if constexpr (!is_go<GoType>::value &&
@@ -318,7 +318,7 @@ struct graph_facts {
   static constexpr std::size_t n = A::size;
   template <class N>
   using stage_of = typename node_traits<N>::stage;
-  using stages = boost::mp11::mp_unique<boost::mp11::mp_transform<stage_of, typename A::nodes>>;
+  using stages = stategraph::detail::unique_t<boost::mp11::mp_transform<stage_of, typename A::nodes>>;
   static constexpr std::size_t k = detail::mp_size<stages>::value;
 
   static constexpr std::array<std::size_t, n> stage_index = []<class... N>(detail::mp_list<N...>*) {

@@ -24,13 +24,14 @@ namespace stategraph {
 namespace detail {
 
 // The value a router returns, or void when it cannot be called with its view.
-template <class R, class S, class = void>
+template <class R, class S>
 struct router_result {
   using type = void;
 };
 template <class R, class S>
-struct router_result<R, S, std::void_t<std::invoke_result_t<const R&, view<S, typename reads_or<R, reads<>>::type>>>> {
-  using type = std::remove_cvref_t<std::invoke_result_t<const R&, view<S, typename reads_or<R, reads<>>::type>>>;
+  requires callable_as<const R&, view<S, typename reads_or<R, reads<>>::type>>
+struct router_result<R, S> {
+  using type = std::remove_cvref_t<call_type<const R&, view<S, typename reads_or<R, reads<>>::type>>>;
 };
 
 template <class Go>
@@ -145,7 +146,7 @@ struct analysis {
   template <class E>
   using nodes_of = typename detail::element_nodes_in<state_type, E>::type;
   using names = boost::mp11::mp_copy_if<
-      boost::mp11::mp_unique<boost::mp11::mp_flatten<boost::mp11::mp_transform<nodes_of, elements>>>,
+      detail::unique_t<boost::mp11::mp_flatten<boost::mp11::mp_transform<nodes_of, elements>>>,
       detail::not_pseudo>;
   template <class T>
   using resolve_t = typename detail::resolve<T, Bound>::type;

@@ -2,6 +2,7 @@
 // time: node order, successors, start/end, joins, branches, and the fixed plan.
 #include <doctest/doctest.h>
 
+#include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 #include <cstddef>
 #include <string_view>
@@ -33,6 +34,22 @@ constexpr sg::detail::node_set<N> set_of(Is... is) {
 }
 
 // ---- a static DAG: zed -> {alpha, mid} -> join omega -> end --------------------------------
+
+// ---- node order: a list without its repeats, in order of first appearance ----------------
+
+// detail::unique_t replaces mp_unique (which is quadratic in template arguments); it must
+// give the same lists, also past Clang's chunk of 128 and its fold limit of 256 operands.
+using sg::detail::unique_t;
+static_assert(std::is_same_v<unique_t<list<>>, list<>>);
+static_assert(std::is_same_v<unique_t<list<mid>>, list<mid>>);
+static_assert(std::is_same_v<unique_t<list<mid, zed, mid, alpha, zed, mid>>, list<mid, zed, alpha>>);
+static_assert(std::is_same_v<unique_t<list<void, int, void, const int, int>>, list<void, int, const int>>);
+using distinct_300 = boost::mp11::mp_iota_c<300>;
+static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<distinct_300, distinct_300>>, distinct_300>);
+static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<boost::mp11::mp_repeat_c<list<omega, lone>, 200>, list<zed>>>,
+                             list<omega, lone, zed>>);
+static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<distinct_300, list<zed>, boost::mp11::mp_reverse<distinct_300>>>,
+                             boost::mp11::mp_push_back<distinct_300, zed>>);
 
 using dag = sg::graph<Logged, sg::edge<sg::start, zed>, sg::edge<zed, alpha>, sg::edge<zed, mid>,
                       sg::join<omega, alpha, mid>, sg::edge<omega, sg::end>>;

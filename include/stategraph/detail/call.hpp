@@ -125,9 +125,15 @@ using node_view_t = view<S, typename node_traits<N>::reads_type>;
 
 template <class N, class S, class Ctx>
 constexpr bool callable_with() {
-  if constexpr (std::is_same_v<Ctx, no_context>) return std::is_invocable_v<const N&, node_view_t<N, S>>;
-  else return std::is_invocable_v<const N&, node_view_t<N, S>, Ctx&> || std::is_invocable_v<const N&, node_view_t<N, S>>;
+  if constexpr (std::is_same_v<Ctx, no_context>) return callable_as<const N&, node_view_t<N, S>>;
+  else return callable_as<const N&, node_view_t<N, S>, Ctx&> || callable_as<const N&, node_view_t<N, S>>;
 }
+
+// call_type, looked up only when its ::type is named (so only for the call that is made).
+template <class F, class... Args>
+struct lazy_call_type {
+  using type = call_type<F, Args...>;
+};
 
 // The result of calling node N with its view (and the context, when it takes one).
 template <class N, class S, class Ctx>
@@ -140,19 +146,18 @@ template <class N, class S, class Ctx>
 struct call_result<N, S, Ctx> {
   static constexpr bool callable = true;
   static constexpr bool with_context =
-      !std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, node_view_t<N, S>, Ctx&>;
+      !std::is_same_v<Ctx, no_context> && callable_as<const N&, node_view_t<N, S>, Ctx&>;
   using type = std::remove_cvref_t<typename std::conditional_t<
-      with_context, std::invoke_result<const N&, node_view_t<N, S>, Ctx&>,
-      std::invoke_result<const N&, node_view_t<N, S>>>::type>;
+      with_context, lazy_call_type<const N&, node_view_t<N, S>, Ctx&>, lazy_call_type<const N&, node_view_t<N, S>>>::type>;
 };
 
 // A send target is called with its payload after the view (and the context, if it takes one).
 template <class N, class S, class P, class Ctx>
 constexpr bool send_callable_with() {
-  if constexpr (std::is_same_v<Ctx, no_context>) return std::is_invocable_v<const N&, node_view_t<N, S>, const P&>;
+  if constexpr (std::is_same_v<Ctx, no_context>) return callable_as<const N&, node_view_t<N, S>, const P&>;
   else
-    return std::is_invocable_v<const N&, node_view_t<N, S>, const P&, Ctx&> ||
-           std::is_invocable_v<const N&, node_view_t<N, S>, const P&>;
+    return callable_as<const N&, node_view_t<N, S>, const P&, Ctx&> ||
+           callable_as<const N&, node_view_t<N, S>, const P&>;
 }
 template <class N, class S, class P, class Ctx>
 struct send_call_result {
@@ -164,10 +169,10 @@ template <class N, class S, class P, class Ctx>
 struct send_call_result<N, S, P, Ctx> {
   static constexpr bool callable = true;
   static constexpr bool with_context =
-      !std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, node_view_t<N, S>, const P&, Ctx&>;
+      !std::is_same_v<Ctx, no_context> && callable_as<const N&, node_view_t<N, S>, const P&, Ctx&>;
   using type = std::remove_cvref_t<typename std::conditional_t<
-      with_context, std::invoke_result<const N&, node_view_t<N, S>, const P&, Ctx&>,
-      std::invoke_result<const N&, node_view_t<N, S>, const P&>>::type>;
+      with_context, lazy_call_type<const N&, node_view_t<N, S>, const P&, Ctx&>,
+      lazy_call_type<const N&, node_view_t<N, S>, const P&>>::type>;
 };
 
 // A seam is a service a node needs from the runtime context: the context derives from it,

@@ -53,6 +53,85 @@ using name_table = index_table<std::make_index_sequence<boost::mp11::mp_size<Lis
 template <class T, class List>
 inline constexpr std::size_t position_of = position_in<T>(static_cast<const name_table<List>*>(nullptr));
 
+// A list without its repeats, in order of first appearance (what mp_unique computes).
+// mp_unique takes one recursive step per element, each carrying the rest of the list as
+// template arguments: O(N²) in arguments, about half a second on a 200-node graph's 800 node
+// mentions. Here a fold expression walks the list once. The types seen so far are a chain of
+// bases (is_base_of answers "seen?"), and the result list only grows when a type is new.
+template <class T>
+struct seen_tag {};
+struct seen_none {};
+template <class Prev, class T>
+struct seen_chain : Prev, seen_tag<T> {};
+template <class T>
+struct unique_item {};
+// The accumulator is a class nested in a template, and the operator+ that steps it takes the
+// accumulator's base: argument-dependent lookup then does not visit the types seen so far
+// (they are the template's arguments), which made each step O(N).
+template <class Chain, class List>
+struct unique_base {};
+template <class Chain, class List>
+struct unique_state {
+  struct acc : unique_base<Chain, List> {
+    using list = List;
+  };
+};
+template <bool Seen, class Chain, class List, class T>
+struct unique_next {
+  using type = typename unique_state<Chain, List>::acc;
+};
+template <class Chain, class... U, class T>
+struct unique_next<false, Chain, mp_list<U...>, T> {
+  using type = typename unique_state<seen_chain<Chain, T>, mp_list<U..., T>>::acc;
+};
+template <class Chain, class List, class T>
+auto operator+(const unique_base<Chain, List>&, unique_item<T>) ->
+    typename unique_next<std::is_base_of_v<seen_tag<T>, Chain>, Chain, List, T>::type;
+using unique_start = unique_state<seen_none, mp_list<>>::acc;
+
+#if defined(__clang__)
+// Clang caps a fold expression at 256 operands (its -fbracket-depth): fold in chunks, each
+// picking its types with the builtin __type_pack_element.
+inline constexpr std::size_t unique_chunk = 128;
+template <class Acc, std::size_t Start, class... T, std::size_t... J>
+auto unique_fold_chunk(Acc, std::index_sequence<J...>)
+    -> decltype((Acc{} + ... + unique_item<__type_pack_element<Start + J, T...>>{}));
+template <class Acc, std::size_t Start, class... T>
+auto unique_fold(Acc acc) {
+  constexpr std::size_t rest = sizeof...(T) - Start;
+  if constexpr (rest == 0) {
+    return acc;
+  } else {
+    constexpr std::size_t take = rest < unique_chunk ? rest : unique_chunk;
+    using next = decltype(unique_fold_chunk<Acc, Start, T...>(acc, std::make_index_sequence<take>{}));
+    return unique_fold<next, Start + take, T...>(next{});
+  }
+}
+template <class... T>
+using unique_mp_list = typename decltype(unique_fold<unique_start, 0, T...>({}))::list;
+#else
+template <class... T>
+using unique_mp_list = typename decltype((unique_start{} + ... + unique_item<T>{}))::list;
+#endif
+
+template <class List>
+struct unique_impl;
+template <template <class...> class L, class... T>
+struct unique_impl<L<T...>> {
+  using type = boost::mp11::mp_rename<unique_mp_list<T...>, L>;
+};
+template <class List>
+using unique_t = typename unique_impl<List>::type;
+
+// Whether a class-type callable F can be called with Args, and what the call gives. Nodes and
+// routers are class types, so std::invoke's pointer-to-member cases never arise, and a
+// requires-expression answers without the dozen class templates std::is_invocable and
+// std::invoke_result instantiate for each question (several questions per node).
+template <class F, class... Args>
+concept callable_as = requires(F&& f, Args&&... args) { static_cast<F&&>(f)(static_cast<Args&&>(args)...); };
+template <class F, class... Args>
+using call_type = decltype(std::declval<F>()(std::declval<Args>()...));
+
 // Each list's length, and all their elements flattened into one list: per-element tables
 // are then built by one pack expansion over the flat list.
 template <class... Lists>

@@ -213,7 +213,7 @@ template <class N, class S, class Ctx, class... Payload>
 [[gnu::always_inline]] inline decltype(auto) raw_call(const N& n, const S& state, Ctx& context,
                                                       const Payload&... payload) {
   using view_t = node_view_t<N, S>;
-  if constexpr (!std::is_same_v<Ctx, no_context> && std::is_invocable_v<const N&, view_t, const Payload&..., Ctx&>)
+  if constexpr (!std::is_same_v<Ctx, no_context> && callable_as<const N&, view_t, const Payload&..., Ctx&>)
     return n(view_t(state), payload..., context);
   else
     return n(view_t(state), payload...);
