@@ -391,11 +391,10 @@ class app {
       return false;
     } else {
       std::array<std::size_t, A::size> fan{};
-      for (std::size_t i = 0; i < A::size; ++i) {
-        fan[i] = A::table.successors[i].count() + A::table.goes[i].count();
-        for (const auto& row : A::table.join_rows)
-          if (row.sources.test(i)) ++fan[i];
-      }
+      for (std::size_t i = 0; i < A::size; ++i) fan[i] = A::table.successors[i].count() + A::table.goes[i].count();
+      // Each join's members, not each node against each join: N·joins constant-evaluated
+      // calls cost g++ 0.1 s on a 200-node graph.
+      for (const auto& row : A::table.join_rows) row.sources.for_each([&](std::size_t i) { ++fan[i]; });
       const auto widest = []<std::size_t... B>(std::index_sequence<B...>) {
         return std::array<std::size_t, A::branch_count>{
             widest_choice(A::template branch_targets<B>, A::template branch_is_all<B>)...};

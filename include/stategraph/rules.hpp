@@ -111,9 +111,10 @@ constexpr bool check_call() {
   }
 }
 
-// What the node returns against what it declared: SG002, SG004, SG010.
-template <class S, class Name, class N, class Ctx,
-          class R = typename stategraph::detail::call_result<N, S, Ctx>::type>
+// What the node returns against what it declared: SG002, SG004, SG010. Keyed by the result
+// type, not the context: compile() and invoke() check each node, with any_context and with
+// the run's context, and a node that ignores the context is then checked once.
+template <class S, class Name, class N, class R>
 constexpr bool check_result() {
   using tr = node_traits<N>;
   using result = stategraph::detail::result_kind<R>;
@@ -197,10 +198,10 @@ constexpr bool check_node_call() {
   constexpr bool plain = stategraph::detail::callable_with<N, S, Ctx>();
   if constexpr (!std::is_void_v<payload> && !plain) {  // runs only as a send target
     if constexpr (!check_send_call<S, Name, N, Ctx, payload>()) return false;
-    else return check_result<S, Name, N, Ctx, typename stategraph::detail::send_call_result<N, S, payload, Ctx>::type>();
+    else return check_result<S, Name, N, typename stategraph::detail::send_call_result<N, S, payload, Ctx>::type>();
   } else if constexpr (!check_call<S, Name, N, Ctx>()) {
     return false;
-  } else if constexpr (!check_result<S, Name, N, Ctx>()) {  // if constexpr: see check_nodes
+  } else if constexpr (!check_result<S, Name, N, typename stategraph::detail::call_result<N, S, Ctx>::type>()) {  // if constexpr: see check_nodes
     return false;
   } else {
     return true;
