@@ -50,6 +50,10 @@ static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<boost::mp11::mp_rep
                              list<omega, lone, zed>>);
 static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<distinct_300, list<zed>, boost::mp11::mp_reverse<distinct_300>>>,
                              boost::mp11::mp_push_back<distinct_300, zed>>);
+// 1,000 mentions: past g++'s default template depth of 900, where mp_unique's recursion
+// stopped graphs of more than about 225 nodes (4 mentions per node) from compiling.
+using distinct_500 = boost::mp11::mp_iota_c<500>;
+static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<distinct_500, boost::mp11::mp_reverse<distinct_500>>>, distinct_500>);
 
 using dag = sg::graph<Logged, sg::edge<sg::start, zed>, sg::edge<zed, alpha>, sg::edge<zed, mid>,
                       sg::join<omega, alpha, mid>, sg::edge<omega, sg::end>>;
