@@ -201,8 +201,8 @@ constexpr bool check_node_call() {
     else return check_result<S, Name, N, typename stategraph::detail::send_call_result<N, S, payload, Ctx>::type>();
   } else if constexpr (!check_call<S, Name, N, Ctx>()) {
     return false;
-  } else if constexpr (!check_result<S, Name, N, typename stategraph::detail::call_result<N, S, Ctx>::type>()) {  // if constexpr: see check_nodes
-    return false;
+  } else if constexpr (!check_result<S, Name, N, typename stategraph::detail::call_result<N, S, Ctx>::type>()) {
+    return false;  // each check under if constexpr, not &&: see check_nodes
   } else {
     return true;
   }

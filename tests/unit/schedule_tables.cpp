@@ -33,8 +33,6 @@ constexpr sg::detail::node_set<N> set_of(Is... is) {
   return s;
 }
 
-// ---- a static DAG: zed -> {alpha, mid} -> join omega -> end --------------------------------
-
 // ---- node order: a list without its repeats, in order of first appearance ----------------
 
 // detail::unique_t replaces mp_unique (which is quadratic in template arguments); it must
@@ -46,14 +44,19 @@ static_assert(std::is_same_v<unique_t<list<mid, zed, mid, alpha, zed, mid>>, lis
 static_assert(std::is_same_v<unique_t<list<void, int, void, const int, int>>, list<void, int, const int>>);
 using distinct_300 = boost::mp11::mp_iota_c<300>;
 static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<distinct_300, distinct_300>>, distinct_300>);
-static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<boost::mp11::mp_repeat_c<list<omega, lone>, 200>, list<zed>>>,
-                             list<omega, lone, zed>>);
-static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<distinct_300, list<zed>, boost::mp11::mp_reverse<distinct_300>>>,
-                             boost::mp11::mp_push_back<distinct_300, zed>>);
+static_assert(
+    std::is_same_v<unique_t<boost::mp11::mp_append<boost::mp11::mp_repeat_c<list<omega, lone>, 200>, list<zed>>>,
+                   list<omega, lone, zed>>);
+static_assert(
+    std::is_same_v<unique_t<boost::mp11::mp_append<distinct_300, list<zed>, boost::mp11::mp_reverse<distinct_300>>>,
+                   boost::mp11::mp_push_back<distinct_300, zed>>);
 // 1,000 mentions: past g++'s default template depth of 900, where mp_unique's recursion
 // stopped graphs of more than about 225 nodes (4 mentions per node) from compiling.
 using distinct_500 = boost::mp11::mp_iota_c<500>;
-static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<distinct_500, boost::mp11::mp_reverse<distinct_500>>>, distinct_500>);
+static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<distinct_500, boost::mp11::mp_reverse<distinct_500>>>,
+                             distinct_500>);
+
+// ---- a static DAG: zed -> {alpha, mid} -> join omega -> end --------------------------------
 
 using dag = sg::graph<Logged, sg::edge<sg::start, zed>, sg::edge<zed, alpha>, sg::edge<zed, mid>,
                       sg::join<omega, alpha, mid>, sg::edge<omega, sg::end>>;

@@ -147,8 +147,9 @@ struct call_result<N, S, Ctx> {
   static constexpr bool callable = true;
   static constexpr bool with_context =
       !std::is_same_v<Ctx, no_context> && callable_as<const N&, node_view_t<N, S>, Ctx&>;
-  using type = std::remove_cvref_t<typename std::conditional_t<
-      with_context, lazy_call_type<const N&, node_view_t<N, S>, Ctx&>, lazy_call_type<const N&, node_view_t<N, S>>>::type>;
+  using type =
+      std::remove_cvref_t<typename std::conditional_t<with_context, lazy_call_type<const N&, node_view_t<N, S>, Ctx&>,
+                                                      lazy_call_type<const N&, node_view_t<N, S>>>::type>;
 };
 
 // A send target is called with its payload after the view (and the context, if it takes one).
