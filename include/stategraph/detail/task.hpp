@@ -268,16 +268,12 @@ using node_result_t = decltype(call_node(std::declval<const N&>(), std::declval<
 
 // The same for a send: the node takes the payload after its view.
 template <class N, class S, class Payload, class Ctx>
-[[gnu::always_inline]] inline auto call_send_once(const N& n, const S& state, const Payload& payload, Ctx& context) {
-  return call_node_once(n, state, context, payload);
-}
-template <class N, class S, class Payload, class Ctx>
 [[gnu::always_inline]] inline auto call_send(const N& n, const S& state, const Payload& payload, Ctx& context,
                                              const run_config& config) {
   if constexpr (has_retry<N>)
-    return with_node_retries<N>(config, [&] { return call_send_once(n, state, payload, context); });
+    return with_node_retries<N>(config, [&] { return call_node_once(n, state, context, payload); });
   else
-    return call_send_once(n, state, payload, context);
+    return call_node_once(n, state, context, payload);
 }
 
 // A router's choice on the merged state.
