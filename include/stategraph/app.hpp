@@ -205,15 +205,18 @@ class app {
   }
 
   // A node that only runs as a send target (it takes a payload) has no plain call.
+  // A type, not a variable template: every variable and function instantiated in the app
+  // gets a mangled name that spells the whole graph, and g++ mangles each in time quadratic
+  // in its length (see task_table). One per node made compile time cubic in the node count.
   template <std::size_t I, class Ctx>
-  static constexpr bool plain = detail::callable_with<node_t<I>, state_type, Ctx>();
+  using plain_t = std::bool_constant<detail::callable_with<node_t<I>, state_type, Ctx>()>;
   struct no_result {};
   template <std::size_t I, class Ctx>
   struct result_slot {
     using type = no_result;
   };
   template <std::size_t I, class Ctx>
-  requires(plain<I, Ctx>) struct result_slot<I, Ctx> {
+  requires(plain_t<I, Ctx>::value) struct result_slot<I, Ctx> {
     using type = detail::result_box<detail::node_result_t<node_t<I>, state_type, Ctx>>;
   };
   template <std::size_t I, class Ctx>
@@ -250,11 +253,11 @@ class app {
 
   // Per node, the branches that leave it, in branch order: node i's are
   // branches_from.members[branches_from.offsets[i]] ..
-  static constexpr std::array<std::size_t, A::branch_count> branch_sources =
-      []<std::size_t... B>(std::index_sequence<B...>) {
-    return std::array<std::size_t, A::branch_count>{A::template branch_source<B>...};
-  }
-  (std::make_index_sequence<A::branch_count>{});
+  static constexpr std::array<std::size_t, A::branch_count> branch_sources = [] {
+    std::array<std::size_t, A::branch_count> out{};
+    for (std::size_t b = 0; b < A::branch_count; ++b) out[b] = A::branch_table[b].source;
+    return out;
+  }();
   static constexpr auto branches_from = [] {
     detail::plan_members<A::size, A::branch_count> out{};
     std::size_t k = 0;
@@ -269,24 +272,24 @@ class app {
 
   // Branch B's router on the merged state: its targets into `next`, or its sends into the
   // next step's queues. Called through a table. A router that chooses nodes runs in
-  // detail::route_go, keyed by its own type and reading its targets from A::branch_table
+  // detail::go_route, keyed by its own type and reading its targets from A::branch_table
   // (not a member of the app: its name would be as long as the graph, see task_table); one
-  // that sends needs the graph's names to queue them.
+  // that sends needs the graph's names to queue them. Picked by type (route_of), not by a
+  // function per branch: that would be one more name as long as the graph per branch.
   template <std::size_t B>
-  static void route_sends(const void* router, const state_type& state, typename A::set&, queues_type& sends,
-                          const std::size_t*) {
-    detail::enqueue<typename A::names>(sends, detail::call_router(*static_cast<const router_t<B>*>(router), state));
-  }
+  struct send_route {
+    static void call(const void* router, const state_type& state, typename A::set&, queues_type& sends,
+                     const std::size_t*) {
+      detail::enqueue<typename A::names>(sends, detail::call_router(*static_cast<const router_t<B>*>(router), state));
+    }
+  };
+  template <std::size_t B>
+  using route_of =
+      std::conditional_t<is_go<typename A::template branch_parts<typename A::template branch_at<B>>::go_type>::value,
+                         detail::go_route<router_t<B>, state_type, typename A::set, queues_type>, send_route<B>>;
   using route_fn = void (*)(const void*, const state_type&, typename A::set&, queues_type&, const std::size_t*);
-  template <std::size_t B>
-  static constexpr route_fn route_for() {
-    if constexpr (is_go<typename A::template branch_parts<typename A::template branch_at<B>>::go_type>::value)
-      return &detail::route_go<router_t<B>, state_type, typename A::set, queues_type>;
-    else
-      return &route_sends<B>;
-  }
   static constexpr std::array<route_fn, A::branch_count> route_table = []<std::size_t... B>(std::index_sequence<B...>) {
-    return std::array<route_fn, A::branch_count>{route_for<B>()...};
+    return std::array<route_fn, A::branch_count>{&route_of<B>::call...};
   }
   (std::make_index_sequence<A::branch_count>{});
   void route_branch(std::size_t b, const state_type& state, typename A::set& next, queues_type& sends) const {
@@ -380,10 +383,10 @@ class app {
   // of each of its branches, its command targets and the joins it feeds, together). No
   // sends, no subscriptions. A bound read off the tables, cheap to compile, unlike the
   // exploration behind may_run_together.
-  static constexpr std::size_t widest_choice(const auto& targets, bool all) {
+  static constexpr std::size_t widest_choice(const typename A::branch_info& branch) {
     std::size_t widest = 0;
-    for (std::size_t t : targets)
-      if (t != detail::none) widest = all ? widest + 1 : 1;
+    for (std::size_t k = 0; k < branch.count && k < branch.target_list.size(); ++k)
+      if (branch.target_list[k] != detail::none) widest = branch.all ? widest + 1 : 1;
     return widest;
   }
   static constexpr bool one_at_a_time = [] {
@@ -395,13 +398,8 @@ class app {
       // Each join's members, not each node against each join: N·joins constant-evaluated
       // calls cost g++ 0.1 s on a 200-node graph.
       for (const auto& row : A::table.join_rows) row.sources.for_each([&](std::size_t i) { ++fan[i]; });
-      const auto widest = []<std::size_t... B>(std::index_sequence<B...>) {
-        return std::array<std::size_t, A::branch_count>{
-            widest_choice(A::template branch_targets<B>, A::template branch_is_all<B>)...};
-      }
-      (std::make_index_sequence<A::branch_count>{});
       for (std::size_t b = 0; b < A::branch_count; ++b)
-        if (branch_sources[b] < A::size) fan[branch_sources[b]] += widest[b];
+        if (branch_sources[b] < A::size) fan[branch_sources[b]] += widest_choice(A::branch_table[b]);
       if (A::table.from_start.count() > 1) return false;
       for (std::size_t f : fan)
         if (f > 1) return false;
@@ -438,7 +436,7 @@ class app {
   (std::make_index_sequence<A::size>{});
   template <class Ctx>
   static constexpr auto has_plain_call = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<bool, A::size>{plain<I, Ctx>...};
+    return std::array<bool, A::size>{plain_t<I, Ctx>::value...};
   }
   (std::make_index_sequence<A::size>{});
   struct storage_need {
@@ -619,7 +617,7 @@ class app {
   // sends shares merge_plain with every node whose result has the same type.
   template <std::size_t I, class Ctx, class Observer>
   static void merge_task(frame<Ctx, Observer>& f, barrier<Observer>& b, std::size_t) {
-    if constexpr (plain<I, Ctx>)
+    if constexpr (plain_t<I, Ctx>::value)
       if (b.active.test(I)) merge_result(b, node_names[I], *detail::slot_at<I>(f.results));
     if constexpr (has_sends && !std::is_same_v<queue_t<I>, detail::no_queue>)
       for (auto& slot : detail::slot_at<I>(f.sent)) merge_result(b, node_names[I], *slot.result);

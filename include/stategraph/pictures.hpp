@@ -126,13 +126,13 @@ model build(const picture_options& options) {
     const std::size_t source_v = node_v(i);
     for_each_index<A::branch_count>([&]<std::size_t B>() {
       using parts = typename A::template branch_parts<typename A::template branch_at<B>>;
-      if (A::template branch_source<B> != i) return;
+      if (A::branch_table[B].source != i) return;
       std::string_view label = node_name<typename parts::router>();
       // A router may send instead of choosing (LangGraph's conditional edge returning Sends).
-      constexpr link_kind kind = A::template branch_sends<B> ? link_kind::send : link_kind::branch;
+      constexpr link_kind kind = A::branch_table[B].sends ? link_kind::send : link_kind::branch;
       boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, typename parts::targets>>(
           [&]<class T>(std::type_identity<T>) {
-            constexpr std::size_t t = A::template index<T>;
+            constexpr std::size_t t = A::template index<T>::value;
             if constexpr (std::is_same_v<T, end>) m.links.push_back({source_v, end_v, kind, label});
             else if constexpr (t != none) m.links.push_back({source_v, node_v(t), kind, label});
           });

@@ -133,9 +133,392 @@ using goes_of = typename node_traits<N>::goes_list;
 template <class N>
 using sends_of = typename node_traits<N>::sends_list;
 
+// ---- the scheduler's tables and algorithms, as data -------------------------------------
+//
+// Everything below is keyed by sizes (nodes N, joins J, branches B, channels C, join slots
+// K), not by the graph: g++ mangles every function and variable a constant evaluation
+// instantiates (and the lambdas and standard containers they use), each in time quadratic
+// in the length of its name, and a name that carries analysis<graph<…>> is as long as the
+// graph. Here the names are short; analysis<G> reads the graph's types into these tables
+// once and keeps the results.
+
+struct edge_row {
+  std::size_t from, into;  // not `to`: a member named so would parse as sg::to<...>
+};
+
+// Readers of the graph's types into arrays, one pack expansion each.
+template <class Table, class... T>
+constexpr std::array<std::size_t, sizeof...(T)> endpoints([[maybe_unused]] const Table* table, mp_list<T...>*) {
+  return {endpoint_code<T>(position_in<T>(table))...};
+}
+template <class X, class... L>
+constexpr std::array<bool, sizeof...(L)> list_contains(mp_list<L...>*) {
+  return {boost::mp11::mp_contains<L, X>::value...};
+}
+template <class... B>
+constexpr std::array<bool, sizeof...(B)> bool_values(mp_list<B...>*) {
+  return {B::value...};
+}
+template <class S, class... N>
+constexpr std::array<node_set<channel_count<S>>, sizeof...(N)> declared_writes(mp_list<N...>*) {
+  return {channel_bits<S>(static_cast<typename node_traits<N>::writes_type::list*>(nullptr))...};
+}
+template <class S, class... N>
+constexpr std::array<node_set<channel_count<S>>, sizeof...(N)> declared_subscribes(mp_list<N...>*) {
+  return {channel_bits<S>(static_cast<typename node_traits<N>::subscribes_list*>(nullptr))...};
+}
+template <class... N>
+constexpr std::array<bool, sizeof...(N)> declares_nothing(mp_list<N...>*) {
+  return {(!node_traits<N>::declares_subscribes && !node_traits<N>::declares_reads &&
+           !node_traits<N>::declares_writes)...};
+}
+template <std::size_t C>
+constexpr node_set<C> all_of() {
+  node_set<C> out{};
+  for (std::size_t c = 0; c < C; ++c) out.set(c);
+  return out;
+}
+
+template <class Set>
+struct join_row {
+  std::size_t into;  // the join's target
+  Set sources;
+};
+
+template <std::size_t N, std::size_t J>
+struct graph_tables {
+  using set = node_set<N>;
+  set from_start{};
+  std::array<set, N> successors{};
+  std::array<bool, N> to_end{};
+  std::array<set, N> goes{};  // command targets a node declared
+  std::array<bool, N> goes_end{};
+  std::array<set, N> sends{};
+  std::array<join_row<set>, J> join_rows{};
+};
+
+template <class Set>
+struct branch_info {
+  std::size_t source = none;
+  Set targets{};
+  bool to_end = false;  // a target is end
+  bool all = false;     // go_all: any subset of the targets
+  bool sends = false;
+  std::size_t count = 0;
+  std::array<std::size_t, 64> target_list{};  // in declaration order, none for end
+};
+
+// Every node that may receive sends (and so may run several times in one step).
+template <std::size_t N, std::size_t J, std::size_t B>
+constexpr node_set<N> send_receivers(const graph_tables<N, J>& t, const std::array<branch_info<node_set<N>>, B>& bs) {
+  node_set<N> out{};
+  for (std::size_t i = 0; i < N; ++i) out |= t.sends[i];
+  for (const auto& b : bs)
+    if (b.sends) out |= b.targets;
+  return out;
+}
+template <std::size_t N, std::size_t J>
+constexpr bool any_goes(const graph_tables<N, J>& t) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (t.goes[i].any() || t.goes_end[i]) return true;
+  return false;
+}
+template <std::size_t N, std::size_t J>
+constexpr bool any_sends(const graph_tables<N, J>& t) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (t.sends[i].any()) return true;
+  return false;
+}
+
+template <std::size_t N, std::size_t C>
+struct reactive_tables {
+  std::array<node_set<N>, C> subscribers{};  // per channel: the nodes it wakes
+  std::array<node_set<C>, N> writes{};       // per node: the channels it declares it writes
+};
+
+// The nodes woken by a change of any channel in `changed`.
+template <std::size_t N, std::size_t C>
+constexpr node_set<N> woken_by(const reactive_tables<N, C>& r, const node_set<C>& changed) {
+  node_set<N> out{};
+  changed.for_each([&](std::size_t c) { out |= r.subscribers[c]; });
+  return out;
+}
+
+// The part of the next frontier that does not depend on choices, and updates `arrived`.
+template <std::size_t N, std::size_t J>
+constexpr node_set<N> static_next(const graph_tables<N, J>& t, const node_set<N>& ran,
+                                  std::array<node_set<N>, J>& arrived) {
+  using set = node_set<N>;
+  set next{};
+  ran.for_each([&](std::size_t i) { next |= t.successors[i]; });
+  for (std::size_t j = 0; j < J; ++j) {
+    auto& row = t.join_rows[j];
+    if (row.into < N && ran.test(row.into)) arrived[j] = set{};
+    set hit = ran;
+    hit &= row.sources;
+    arrived[j] |= hit;
+    if (arrived[j].contains_all(row.sources) && row.into < N) {
+      next.set(row.into);
+      arrived[j] = set{};
+    }
+  }
+  return next;
+}
+
+// ---- abstract runs: every frontier a run can reach, ignoring channel values ----------
+
+// What the exploration remembers of the joins: one bit per (join, source) pair, so that a
+// state is a few words, not one node set per join (copying and comparing states is most of
+// the exploration's steps).
+template <std::size_t N, std::size_t J>
+constexpr std::size_t count_join_slots(const graph_tables<N, J>& t) {
+  std::size_t k = 0;
+  for (const auto& row : t.join_rows) k += row.sources.count();
+  return k;
+}
+template <std::size_t N, std::size_t J, std::size_t K>
+struct join_slot_tables {
+  std::array<node_set<K>, J> of_join{};  // the slots of join j
+  std::array<node_set<K>, N> of_node{};  // the slots where node i is a source
+  std::array<node_set<J>, N> joins_of{};  // the joins node i is a source or the target of
+  node_set<J> unfed{};                    // joins without sources among the nodes
+};
+template <std::size_t K, std::size_t N, std::size_t J>
+constexpr join_slot_tables<N, J, K> make_join_slots(const graph_tables<N, J>& tables) {
+  join_slot_tables<N, J, K> t{};
+  std::size_t k = 0;
+  for (std::size_t j = 0; j < J; ++j) {
+    const auto& row = tables.join_rows[j];
+    if (row.into < N) t.joins_of[row.into].set(j);
+    if (!row.sources.any()) t.unfed.set(j);
+    row.sources.for_each([&](std::size_t i) {
+      t.of_join[j].set(k);
+      t.of_node[i].set(k);
+      t.joins_of[i].set(j);
+      ++k;
+    });
+  }
+  return t;
+}
+
+template <std::size_t N, std::size_t K>
+struct abstract_state {
+  node_set<N> frontier{};
+  node_set<K> arrived{};
+  friend constexpr bool operator==(const abstract_state&, const abstract_state&) = default;
+  constexpr std::uint64_t hash() const { return arrived.hash(frontier.hash()); }
+};
+
+// The states seen so far, with an open-addressing hash index: a lookup costs O(1)
+// comparisons, not one per state seen (O(states²) steps over a run of the exploration).
+template <class State>
+struct state_index {
+  std::vector<State> states;
+  std::vector<std::size_t> slots = std::vector<std::size_t>(64, none);
+
+  constexpr std::size_t slot_of(const State& s) const {
+    std::size_t mask = slots.size() - 1, at = static_cast<std::size_t>(s.hash()) & mask;
+    while (slots[at] != none && !(states[slots[at]] == s)) at = (at + 1) & mask;
+    return at;
+  }
+  constexpr bool contains(const State& s) const { return slots[slot_of(s)] != none; }
+  constexpr void insert(const State& s) {  // s is not yet in
+    if (2 * (states.size() + 1) > slots.size()) {
+      slots = std::vector<std::size_t>(2 * slots.size(), none);
+      for (std::size_t k = 0; k < states.size(); ++k) slots[slot_of(states[k])] = k;
+    }
+    slots[slot_of(s)] = states.size();
+    states.push_back(s);
+  }
+  constexpr std::size_t size() const { return states.size(); }
+};
+
+// What the exploration reads: the graph's tables, and whether it is reactive.
+template <std::size_t N, std::size_t J, std::size_t B, std::size_t C, std::size_t K>
+struct explore_input {
+  const graph_tables<N, J>& table;
+  const std::array<branch_info<node_set<N>>, B>& branches;
+  const reactive_tables<N, C>& reactivity;
+  const join_slot_tables<N, J, K>& join_slots;
+  bool reactive;
+  node_set<N> wakes_on_input;
+};
+
+// static_next on the exploration's compact join state: only the joins that `ran` touches.
+template <std::size_t N, std::size_t J, std::size_t B, std::size_t C, std::size_t K>
+constexpr node_set<N> abstract_next(const explore_input<N, J, B, C, K>& in, const node_set<N>& ran,
+                                    node_set<K>& arrived) {
+  const auto& js = in.join_slots;
+  node_set<N> next{};
+  node_set<J> touched = js.unfed;
+  node_set<K> hit{};
+  ran.for_each([&](std::size_t i) {
+    next |= in.table.successors[i];
+    touched |= js.joins_of[i];
+    hit |= js.of_node[i];
+  });
+  touched.for_each([&](std::size_t j) {
+    const auto& row = in.table.join_rows[j];
+    const node_set<K>& mine = js.of_join[j];
+    if (row.into < N && ran.test(row.into)) arrived.remove(mine);
+    node_set<K> h = hit;
+    h &= mine;
+    arrived |= h;
+    if (arrived.contains_all(mine) && row.into < N) {
+      next.set(row.into);
+      arrived.remove(mine);
+    }
+  });
+  return next;
+}
+
+// Past this many abstract states (or choices in one step) the analysis stops, and SG008
+// is left to the run-time guard.
+inline constexpr std::size_t exploration_cap = 4096;
+
+// Each choice point of a step: the subsets of targets it may activate.
+template <std::size_t N, std::size_t J, std::size_t B, std::size_t C, std::size_t K>
+constexpr std::vector<std::vector<node_set<N>>> choices(const explore_input<N, J, B, C, K>& in,
+                                                        const node_set<N>& ran, bool& complete) {
+  using set = node_set<N>;
+  std::vector<std::vector<set>> out;
+  for (const auto& b : in.branches) {
+    if (b.source == none || !ran.test(b.source)) continue;
+    std::vector<set> options;
+    const std::size_t k = b.count;
+    if (b.all) {
+      for (std::uint64_t m = 0; m < (std::uint64_t{1} << std::min<std::size_t>(k, 12)); ++m) {
+        set s{};
+        for (std::size_t t = 0; t < k; ++t)
+          if (((m >> t) & 1u) && b.target_list[t] != none) s.set(b.target_list[t]);
+        options.push_back(s);
+      }
+    } else {
+      for (std::size_t t = 0; t < k; ++t) {
+        set s{};
+        if (b.target_list[t] != none) s.set(b.target_list[t]);
+        options.push_back(s);
+      }
+    }
+    out.push_back(options);
+  }
+  ran.for_each([&](std::size_t i) {
+    const set woken = in.reactive ? woken_by(in.reactivity, in.reactivity.writes[i]) : set{};
+    for (auto* extra : {&in.table.goes[i], &in.table.sends[i], &woken}) {
+      if (!extra->any()) continue;
+      std::vector<set> options{set{}};
+      extra->for_each([&](std::size_t t) {
+        std::size_t n = options.size();
+        if (n >= exploration_cap) complete = false;
+        for (std::size_t o = 0; o < n && options.size() < exploration_cap; ++o) {
+          set s = options[o];
+          s.set(t);
+          options.push_back(s);
+        }
+      });
+      out.push_back(options);
+    }
+  });
+  return out;
+}
+
+template <std::size_t N>
+struct run_together_table {
+  bool complete;
+  std::array<node_set<N>, N> with{};
+};
+
+template <std::size_t N, std::size_t J, std::size_t B, std::size_t C, std::size_t K>
+constexpr run_together_table<N> explore(const explore_input<N, J, B, C, K>& in) {
+  using set = node_set<N>;
+  using state = abstract_state<N, K>;
+  run_together_table<N> out{true};
+  // Pairs (a, b) of nodes that some reachable frontier holds together.
+  std::vector<set> together(N);
+  state_index<state> seen;
+  std::vector<state> todo;
+  state first{};
+  first.frontier = in.table.from_start;
+  todo.push_back(first);
+  seen.insert(first);
+  if (in.reactive) {  // the input may wake any subscriber, or none
+    state woken = first;
+    woken.frontier |= in.wakes_on_input;
+    if (!(woken == first)) {
+      todo.push_back(woken);
+      seen.insert(woken);
+    }
+  }
+  const auto done = [&](bool complete) {
+    out.complete = complete;
+    for (std::size_t i = 0; i < N; ++i) out.with[i] = together[i];
+    return out;
+  };
+  while (!todo.empty()) {
+    state cur = todo.back();
+    todo.pop_back();
+    cur.frontier.for_each([&](std::size_t i) { together[i] |= cur.frontier; });
+    state base = cur;
+    set fixed = abstract_next(in, cur.frontier, base.arrived);
+    auto points = choices(in, cur.frontier, out.complete);
+    std::vector<set> combos{fixed};
+    for (auto& options : points) {
+      std::vector<set> grown;
+      for (auto& c : combos)
+        for (auto& o : options) {
+          set s = c;
+          s |= o;
+          if (std::find(grown.begin(), grown.end(), s) == grown.end()) grown.push_back(s);
+        }
+      combos = grown;
+      if (combos.size() > exploration_cap) return done(false);
+    }
+    for (auto& c : combos) {
+      if (!c.any()) continue;
+      state nx{c, base.arrived};
+      if (seen.contains(nx)) continue;
+      if (seen.size() >= exploration_cap) return done(false);
+      seen.insert(nx);
+      todo.push_back(nx);
+    }
+  }
+  return done(out.complete);
+}
+
+// ---- the fixed plan of a static acyclic graph ------------------------------------------
+
+struct plan_info {
+  bool fixed = false;  // true: the run is this exact sequence of frontiers
+  std::size_t steps = 0;
+};
+template <std::size_t N, std::size_t J>
+constexpr plan_info make_plan_info(const graph_tables<N, J>& t, bool has_choices) {
+  if (has_choices) return {};
+  std::array<node_set<N>, J> arrived{};
+  node_set<N> frontier = t.from_start;
+  for (std::size_t s = 0; s <= N + 1; ++s) {
+    if (!frontier.any()) return {true, s};
+    frontier = static_next(t, frontier, arrived);
+  }
+  return {};  // a cycle: it needs a frontier at run time
+}
+template <std::size_t Steps, std::size_t N, std::size_t J>
+constexpr std::array<node_set<N>, Steps> make_plan_steps(const graph_tables<N, J>& t) {
+  std::array<node_set<N>, Steps> out{};
+  std::array<node_set<N>, J> arrived{};
+  node_set<N> frontier = t.from_start;
+  for (std::size_t s = 0; s < Steps; ++s) {
+    out[s] = frontier;
+    frontier = static_next(t, frontier, arrived);
+  }
+  return out;
+}
+
 }  // namespace detail
 
-// Everything the scheduler knows about a graph once its lambda nodes are bound.
+// Everything the scheduler knows about a graph once its lambda nodes are bound. What it
+// computes from the graph's types is read into tables once (table, branch_table,
+// reactivity); the rest is computed from those tables by detail's functions above.
 template <class G, class Bound = detail::mp_list<>>
 struct analysis {
   using state_type = typename G::state_type;
@@ -156,9 +539,13 @@ struct analysis {
   using set = detail::node_set<size>;
 
   // A lookup is one overload resolution against this table's bases (see position_in).
+  // index<T>::value is T's index, or none. A type, not a variable template: g++ mangles every
+  // variable and function instantiated here with a name that spells the whole graph, each
+  // in time quadratic in its length, so one per node or branch made compiling cubic in the
+  // graph's size. What is computed per element is a type, or an entry of a table.
   static constexpr const detail::name_table<names>* name_index = nullptr;
   template <class T>
-  static constexpr std::size_t index = detail::position_in<T>(name_index);
+  using index = std::integral_constant<std::size_t, detail::position_in<T>(name_index)>;
 
   template <std::size_t I>
   using node = boost::mp11::mp_at_c<nodes, I>;
@@ -169,60 +556,45 @@ struct analysis {
   static constexpr std::size_t branch_count = boost::mp11::mp_size<branches>::value;
   static constexpr std::size_t join_count = boost::mp11::mp_size<joins>::value;
 
-  struct join_row {
-    std::size_t into;  // the join's target
-    set sources;
-  };
+  using join_row = detail::join_row<set>;
+  using tables = detail::graph_tables<size, join_count>;
 
-  struct tables {
-    set from_start{};
-    std::array<set, size> successors{};
-    std::array<bool, size> to_end{};
-    std::array<set, size> goes{};  // command targets a node declared
-    std::array<bool, size> goes_end{};
-    std::array<set, size> sends{};
-    std::array<join_row, join_count> join_rows{};
-  };
-
-  // Each edge's ends, read in one pack expansion (not one instantiated lambda per edge).
-  struct edge_row {
-    std::size_t from, into;  // not `to`: a member named so would parse as sg::to<...>
-  };
-  static constexpr auto edge_rows = []<class... E>(detail::mp_list<E...>*) {
-    return std::array<edge_row, sizeof...(E)>{
-        edge_row{detail::endpoint_code<typename detail::edge_ends<E>::from>(
-                     detail::position_in<typename detail::edge_ends<E>::from>(name_index)),
-                 detail::endpoint_code<typename detail::edge_ends<E>::to>(
-                     detail::position_in<typename detail::edge_ends<E>::to>(name_index))}...};
-  }(static_cast<edges*>(nullptr));
-
+  template <class E>
+  using edge_from = typename detail::edge_ends<E>::from;
+  template <class E>
+  using edge_into = typename detail::edge_ends<E>::to;
+  template <class L>
+  using list_ptr = L*;
   static constexpr tables make_tables() {
-    tables t{};
-    for (const auto& e : edge_rows) {
-      if (e.from == detail::at_start && e.into < size) t.from_start.set(e.into);
-      else if (e.from < size && e.into == detail::at_end) t.to_end[e.from] = true;
-      else if (e.from < size && e.into < size) t.successors[e.from].set(e.into);
-    }
     using boost::mp11::mp_flatten;
     using boost::mp11::mp_transform;
-    constexpr auto into = detail::positions(name_index, static_cast<mp_transform<detail::join_target, joins>*>(nullptr));
-    constexpr auto from = detail::positions(name_index, static_cast<mp_flatten<mp_transform<detail::join_sources, joins>>*>(nullptr));
-    constexpr auto fan_in = detail::list_sizes(static_cast<mp_transform<detail::join_sources, joins>*>(nullptr));
+    tables t{};
+    // Each edge's ends, read in one pack expansion (not one instantiated function per edge).
+    constexpr auto from = detail::endpoints(name_index, list_ptr<mp_transform<edge_from, edges>>{});
+    constexpr auto into = detail::endpoints(name_index, list_ptr<mp_transform<edge_into, edges>>{});
+    for (std::size_t e = 0; e < from.size(); ++e) {
+      if (from[e] == detail::at_start && into[e] < size) t.from_start.set(into[e]);
+      else if (from[e] < size && into[e] == detail::at_end) t.to_end[from[e]] = true;
+      else if (from[e] < size && into[e] < size) t.successors[from[e]].set(into[e]);
+    }
+    constexpr auto join_into = detail::positions(name_index, list_ptr<mp_transform<detail::join_target, joins>>{});
+    constexpr auto join_from =
+        detail::positions(name_index, list_ptr<mp_flatten<mp_transform<detail::join_sources, joins>>>{});
+    constexpr auto fan_in = detail::list_sizes(list_ptr<mp_transform<detail::join_sources, joins>>{});
     for (std::size_t j = 0, k = 0; j < join_count; ++j) {
-      t.join_rows[j].into = into[j];
+      t.join_rows[j].into = join_into[j];
       for (std::size_t e = 0; e < fan_in[j]; ++e, ++k)
-        if (from[k] != detail::none) t.join_rows[j].sources.set(from[k]);
+        if (join_from[k] != detail::none) t.join_rows[j].sources.set(join_from[k]);
     }
     using goes_lists = mp_transform<detail::goes_of, nodes>;
     using sends_lists = mp_transform<detail::sends_of, nodes>;
-    constexpr auto goes_to = detail::positions(name_index, static_cast<mp_flatten<goes_lists>*>(nullptr));
-    constexpr auto goes_n = detail::list_sizes(static_cast<goes_lists*>(nullptr));
-    constexpr auto sends_to = detail::positions(name_index, static_cast<mp_flatten<sends_lists>*>(nullptr));
-    constexpr auto sends_n = detail::list_sizes(static_cast<sends_lists*>(nullptr));
-    t.goes_end = []<class... L>(detail::mp_list<L...>*) {
-      return std::array<bool, size>{detail::contains<end, L>...};
-    }(static_cast<goes_lists*>(nullptr));
+    constexpr auto goes_to = detail::positions(name_index, list_ptr<mp_flatten<goes_lists>>{});
+    constexpr auto goes_n = detail::list_sizes(list_ptr<goes_lists>{});
+    constexpr auto goes_end = detail::list_contains<end>(list_ptr<goes_lists>{});
+    constexpr auto sends_to = detail::positions(name_index, list_ptr<mp_flatten<sends_lists>>{});
+    constexpr auto sends_n = detail::list_sizes(list_ptr<sends_lists>{});
     for (std::size_t i = 0, g = 0, s = 0; i < size; ++i) {
+      t.goes_end[i] = goes_end[i];
       for (std::size_t e = 0; e < goes_n[i]; ++e, ++g)
         if (goes_to[g] != detail::none) t.goes[i].set(goes_to[g]);
       for (std::size_t e = 0; e < sends_n[i]; ++e, ++s)
@@ -243,52 +615,36 @@ struct analysis {
     using go_type = typename detail::router_result<R, state_type>::type;  // go, go_all or sends
     using targets =
         boost::mp11::mp_append<typename detail::go_targets<go_type>::type, detail::send_targets_of<go_type>>;
+    // go_all (any subset of the targets), and whether the router sends.
+    using all = std::bool_constant<!std::is_same_v<go_type, boost::mp11::mp_rename<targets, go>>>;
+    using sends = std::bool_constant<detail::send_traits<go_type>::is_send>;
   };
-  // For branch B: its source's index, and each target's index (none for end).
-  template <std::size_t B>
-  static constexpr std::size_t branch_source = index<typename branch_parts<branch_at<B>>::source>;
-  template <std::size_t B>
-  static constexpr auto branch_targets =
-      detail::indices_of<names>(static_cast<typename branch_parts<branch_at<B>>::targets*>(nullptr));
-  template <std::size_t B>
-  static constexpr bool branch_is_all = !std::is_same_v<
-      typename branch_parts<branch_at<B>>::go_type,
-      boost::mp11::mp_rename<typename branch_parts<branch_at<B>>::targets, go>>;
-  template <std::size_t B>
-  static constexpr bool branch_sends = detail::send_traits<typename branch_parts<branch_at<B>>::go_type>::is_send;
 
-  // Every branch once, as data: the constant evaluations below loop over this table rather
-  // than instantiate code per branch.
-  struct branch_info {
-    std::size_t source = detail::none;
-    set targets{};
-    bool to_end = false;  // a target is end
-    bool all = false;     // go_all: any subset of the targets
-    bool sends = false;
-    std::size_t count = 0;
-    std::array<std::size_t, 64> target_list{};  // in declaration order, none for end
-  };
+  // Every branch once, as data: the constant evaluations loop over this table rather than
+  // instantiate code per branch.
+  using branch_info = detail::branch_info<set>;
   template <class Br>
   using branch_source_t = typename branch_parts<Br>::source;
   template <class Br>
   using branch_targets_t = typename branch_parts<Br>::targets;
+  template <class Br>
+  using branch_all_t = typename branch_parts<Br>::all;
+  template <class Br>
+  using branch_sends_t = typename branch_parts<Br>::sends;
   static constexpr std::array<branch_info, branch_count> make_branch_table() {
     using boost::mp11::mp_transform;
     std::array<branch_info, branch_count> out{};
-    constexpr auto sources = detail::positions(name_index, static_cast<mp_transform<branch_source_t, branches>*>(nullptr));
+    constexpr auto sources = detail::positions(name_index, list_ptr<mp_transform<branch_source_t, branches>>{});
     constexpr auto targets =
-        detail::positions(name_index, static_cast<boost::mp11::mp_flatten<mp_transform<branch_targets_t, branches>>*>(nullptr));
-    constexpr auto counts = detail::list_sizes(static_cast<mp_transform<branch_targets_t, branches>*>(nullptr));
-    constexpr auto kinds = []<class... Br>(detail::mp_list<Br...>*) {
-      return std::array<std::array<bool, 2>, branch_count>{std::array<bool, 2>{
-          !std::is_same_v<typename branch_parts<Br>::go_type, boost::mp11::mp_rename<typename branch_parts<Br>::targets, go>>,
-          detail::send_traits<typename branch_parts<Br>::go_type>::is_send}...};
-    }(static_cast<branches*>(nullptr));
+        detail::positions(name_index, list_ptr<boost::mp11::mp_flatten<mp_transform<branch_targets_t, branches>>>{});
+    constexpr auto counts = detail::list_sizes(list_ptr<mp_transform<branch_targets_t, branches>>{});
+    constexpr auto all = detail::bool_values(list_ptr<mp_transform<branch_all_t, branches>>{});
+    constexpr auto sends = detail::bool_values(list_ptr<mp_transform<branch_sends_t, branches>>{});
     for (std::size_t b = 0, k = 0; b < branch_count; ++b) {
       branch_info& info = out[b];
       info.source = sources[b];
-      info.all = kinds[b][0];
-      info.sends = kinds[b][1];
+      info.all = all[b];
+      info.sends = sends[b];
       info.count = counts[b];
       for (std::size_t e = 0; e < counts[b]; ++e, ++k) {
         if (e < info.target_list.size()) info.target_list[e] = targets[k];
@@ -301,27 +657,12 @@ struct analysis {
   static constexpr std::array<branch_info, branch_count> branch_table = make_branch_table();
 
   // Every node that may receive sends (and so may run several times in one step).
-  static constexpr set send_targets = [] {
-    set out{};
-    for (std::size_t i = 0; i < size; ++i) out |= table.sends[i];
-    for (const auto& b : branch_table)
-      if (b.sends) out |= b.targets;
-    return out;
-  }();
-
-  static constexpr bool any_goes = [] {
-    for (std::size_t i = 0; i < size; ++i)
-      if (table.goes[i].any() || table.goes_end[i]) return true;
-    return false;
-  }();
-  static constexpr bool any_sends = [] {
-    for (std::size_t i = 0; i < size; ++i)
-      if (table.sends[i].any()) return true;
-    return false;
-  }();
-  static constexpr bool any_subscribes = []<class... N>(detail::mp_list<N...>*) {
-    return (node_traits<N>::declares_subscribes || ... || false);
-  }(static_cast<nodes*>(nullptr));
+  static constexpr set send_targets = detail::send_receivers(table, branch_table);
+  static constexpr bool any_goes = detail::any_goes(table);
+  static constexpr bool any_sends = detail::any_sends(table);
+  template <class N>
+  using declares_subscribes = std::bool_constant<node_traits<N>::declares_subscribes>;
+  static constexpr bool any_subscribes = boost::mp11::mp_any_of<nodes, declares_subscribes>::value;
 
   // ---- reactive nodes: scheduled in the step after a subscribed channel changed ------------
   //
@@ -332,31 +673,17 @@ struct analysis {
   static constexpr bool reactive = any_subscribes;
   static constexpr std::size_t channels = channel_count<state_type>;
   using channel_set = detail::node_set<channels>;
-
-  struct reactive_tables {
-    std::array<set, channels> subscribers{};  // per channel: the nodes it wakes
-    std::array<channel_set, size> writes{};   // per node: the channels it declares it writes
-  };
+  using reactive_tables = detail::reactive_tables<size, channels>;
   static constexpr reactive_tables make_reactive() {
     reactive_tables t{};
-    t.writes = []<class... N>(detail::mp_list<N...>*) {
-      return std::array<channel_set, size>{
-          detail::channel_bits<state_type>(static_cast<typename node_traits<N>::writes_type::list*>(nullptr))...};
-    }(static_cast<nodes*>(nullptr));
+    t.writes = detail::declared_writes<state_type>(list_ptr<nodes>{});
     if constexpr (reactive) {
       // Per node: the channels it subscribes to; a node that declares nothing at all wakes on any.
-      constexpr auto subscribed = []<class... N>(detail::mp_list<N...>*) {
-        return std::array<channel_set, size>{detail::channel_bits<state_type>(
-            static_cast<typename node_traits<N>::subscribes_list*>(nullptr))...};
-      }(static_cast<nodes*>(nullptr));
-      constexpr auto wakes_on_any = []<class... N>(detail::mp_list<N...>*) {
-        return std::array<bool, size>{(!node_traits<N>::declares_subscribes && !node_traits<N>::declares_reads &&
-                                       !node_traits<N>::declares_writes)...};
-      }(static_cast<nodes*>(nullptr));
+      constexpr auto subscribed = detail::declared_subscribes<state_type>(list_ptr<nodes>{});
+      constexpr auto wakes_on_any = detail::declares_nothing(list_ptr<nodes>{});
       for (std::size_t i = 0; i < size; ++i) {
-        subscribed[i].for_each([&](std::size_t c) { t.subscribers[c].set(i); });
-        if (wakes_on_any[i])
-          for (std::size_t c = 0; c < channels; ++c) t.subscribers[c].set(i);
+        for (std::size_t c = 0; c < channels; ++c)
+          if (wakes_on_any[i] || subscribed[i].test(c)) t.subscribers[c].set(i);
       }
     }
     return t;
@@ -364,279 +691,33 @@ struct analysis {
   static constexpr reactive_tables reactivity = make_reactive();
 
   // The nodes woken by a change of any channel in `changed`.
-  static constexpr set woken_by(const channel_set& changed) {
-    set out{};
-    changed.for_each([&](std::size_t c) { out |= reactivity.subscribers[c]; });
-    return out;
-  }
+  static constexpr set woken_by(const channel_set& changed) { return detail::woken_by(reactivity, changed); }
   // Every node a run of `i` may wake (through the channels it may write).
   static constexpr set may_wake(std::size_t i) { return woken_by(reactivity.writes[i]); }
-  static constexpr set wakes_on_input = [] {
-    channel_set all{};
-    for (std::size_t c = 0; c < channels; ++c) all.set(c);
-    return woken_by(all);
-  }();
-
-  // ---- abstract runs: every frontier a run can reach, ignoring channel values ----------
-
-  // What the exploration remembers of the joins: one bit per (join, source) pair, so that
-  // a state is a few words, not one node set per join (copying and comparing states is
-  // most of the exploration's steps).
-  static constexpr std::size_t join_slots = [] {
-    std::size_t k = 0;
-    for (const auto& row : table.join_rows) k += row.sources.count();
-    return k;
-  }();
-  using slot_set = detail::node_set<join_slots>;
-  using join_set = detail::node_set<join_count>;
-  struct join_slot_tables {
-    std::array<slot_set, join_count> of_join{};  // the slots of join j
-    std::array<slot_set, size> of_node{};        // the slots where node i is a source
-    std::array<join_set, size> joins_of{};       // the joins node i is a source or the target of
-    join_set unfed{};                            // joins without sources among the nodes
-  };
-  static constexpr join_slot_tables make_join_slots() {
-    join_slot_tables t{};
-    std::size_t k = 0;
-    for (std::size_t j = 0; j < join_count; ++j) {
-      const auto& row = table.join_rows[j];
-      if (row.into < size) t.joins_of[row.into].set(j);
-      if (!row.sources.any()) t.unfed.set(j);
-      row.sources.for_each([&](std::size_t i) {
-        t.of_join[j].set(k);
-        t.of_node[i].set(k);
-        t.joins_of[i].set(j);
-        ++k;
-      });
-    }
-    return t;
-  }
-  static constexpr join_slot_tables join_slot_table = make_join_slots();
-
-  struct abstract_state {
-    set frontier{};
-    slot_set arrived{};
-    friend constexpr bool operator==(const abstract_state&, const abstract_state&) = default;
-    constexpr std::uint64_t hash() const { return arrived.hash(frontier.hash()); }
-  };
-
-  // The states seen so far, with an open-addressing hash index: a lookup costs O(1)
-  // comparisons, not one per state seen (O(states²) steps over a run of the exploration).
-  struct state_index {
-    std::vector<abstract_state> states;
-    std::vector<std::size_t> slots = std::vector<std::size_t>(64, detail::none);
-
-    constexpr std::size_t slot_of(const abstract_state& s) const {
-      std::size_t mask = slots.size() - 1, at = static_cast<std::size_t>(s.hash()) & mask;
-      while (slots[at] != detail::none && !(states[slots[at]] == s)) at = (at + 1) & mask;
-      return at;
-    }
-    constexpr bool contains(const abstract_state& s) const { return slots[slot_of(s)] != detail::none; }
-    constexpr void insert(const abstract_state& s) {  // s is not yet in
-      if (2 * (states.size() + 1) > slots.size()) {
-        slots = std::vector<std::size_t>(2 * slots.size(), detail::none);
-        for (std::size_t k = 0; k < states.size(); ++k) slots[slot_of(states[k])] = k;
-      }
-      slots[slot_of(s)] = states.size();
-      states.push_back(s);
-    }
-    constexpr std::size_t size() const { return states.size(); }
-  };
+  static constexpr set wakes_on_input = detail::woken_by(reactivity, detail::all_of<channels>());
 
   // The part of the next frontier that does not depend on choices, and updates `arrived`.
   static constexpr set static_next(const set& ran, std::array<set, join_count>& arrived) {
-    set next{};
-    ran.for_each([&](std::size_t i) { next |= table.successors[i]; });
-    for (std::size_t j = 0; j < join_count; ++j) {
-      auto& row = table.join_rows[j];
-      if (row.into < size && ran.test(row.into)) arrived[j] = set{};
-      set hit = ran;
-      hit &= row.sources;
-      arrived[j] |= hit;
-      if (arrived[j].contains_all(row.sources) && row.into < size) {
-        next.set(row.into);
-        arrived[j] = set{};
-      }
-    }
-    return next;
+    return detail::static_next(table, ran, arrived);
   }
 
-  // static_next on the exploration's compact join state: only the joins that `ran` touches.
-  static constexpr set abstract_next(const set& ran, slot_set& arrived) {
-    constexpr const join_slot_tables& js = join_slot_table;
-    set next{};
-    join_set touched = js.unfed;
-    slot_set hit{};
-    ran.for_each([&](std::size_t i) {
-      next |= table.successors[i];
-      touched |= js.joins_of[i];
-      hit |= js.of_node[i];
-    });
-    touched.for_each([&](std::size_t j) {
-      const auto& row = table.join_rows[j];
-      const slot_set& mine = js.of_join[j];
-      if (row.into < size && ran.test(row.into)) arrived.remove(mine);
-      slot_set h = hit;
-      h &= mine;
-      arrived |= h;
-      if (arrived.contains_all(mine) && row.into < size) {
-        next.set(row.into);
-        arrived.remove(mine);
-      }
-    });
-    return next;
-  }
+  // ---- abstract runs: every frontier a run can reach, ignoring channel values ----------
 
-  // Past this many abstract states (or choices in one step) the analysis stops, and SG008
-  // is left to the run-time guard.
-  static constexpr std::size_t exploration_cap = 4096;
+  static constexpr std::size_t join_slots = detail::count_join_slots(table);
+  static constexpr auto join_slot_table = detail::make_join_slots<join_slots>(table);
 
-  // Each choice point of a step: the subsets of targets it may activate.
-  static constexpr std::vector<std::vector<set>> choices(const set& ran, bool& complete) {
-    std::vector<std::vector<set>> out;
-    for (const auto& b : branch_table) {
-      if (b.source == detail::none || !ran.test(b.source)) continue;
-      std::vector<set> options;
-      const std::size_t k = b.count;
-      if (b.all) {
-        for (std::uint64_t m = 0; m < (std::uint64_t{1} << std::min<std::size_t>(k, 12)); ++m) {
-          set s{};
-          for (std::size_t t = 0; t < k; ++t)
-            if (((m >> t) & 1u) && b.target_list[t] != detail::none) s.set(b.target_list[t]);
-          options.push_back(s);
-        }
-      } else {
-        for (std::size_t t = 0; t < k; ++t) {
-          set s{};
-          if (b.target_list[t] != detail::none) s.set(b.target_list[t]);
-          options.push_back(s);
-        }
-      }
-      out.push_back(options);
-    }
-    ran.for_each([&](std::size_t i) {
-      const set woken = reactive ? may_wake(i) : set{};
-      for (auto* extra : {&table.goes[i], &table.sends[i], &woken}) {
-        if (!extra->any()) continue;
-        std::vector<set> options{set{}};
-        extra->for_each([&](std::size_t t) {
-          std::size_t n = options.size();
-          if (n >= exploration_cap) complete = false;
-          for (std::size_t o = 0; o < n && options.size() < exploration_cap; ++o) {
-            set s = options[o];
-            s.set(t);
-            options.push_back(s);
-          }
-        });
-        out.push_back(options);
-      }
-    });
-    return out;
-  }
-
-  struct exploration {
-    bool complete = true;
-    // Pairs (a, b) of nodes that some reachable frontier holds together.
-    std::vector<set> together = std::vector<set>(size);
-    state_index states;
-  };
-
-  static constexpr exploration explore() {
-    exploration ex;
-    std::vector<abstract_state> todo;
-    abstract_state first{};
-    first.frontier = table.from_start;
-    todo.push_back(first);
-    ex.states.insert(first);
-    if constexpr (reactive) {  // the input may wake any subscriber, or none
-      abstract_state woken = first;
-      woken.frontier |= wakes_on_input;
-      if (!(woken == first)) {
-        todo.push_back(woken);
-        ex.states.insert(woken);
-      }
-    }
-    while (!todo.empty()) {
-      abstract_state cur = todo.back();
-      todo.pop_back();
-      cur.frontier.for_each([&](std::size_t i) { ex.together[i] |= cur.frontier; });
-      abstract_state base = cur;
-      set fixed = abstract_next(cur.frontier, base.arrived);
-      auto points = choices(cur.frontier, ex.complete);
-      std::vector<set> combos{fixed};
-      for (auto& options : points) {
-        std::vector<set> grown;
-        for (auto& c : combos)
-          for (auto& o : options) {
-            set s = c;
-            s |= o;
-            if (std::find(grown.begin(), grown.end(), s) == grown.end()) grown.push_back(s);
-          }
-        combos = grown;
-        if (combos.size() > exploration_cap) {
-          ex.complete = false;
-          return ex;
-        }
-      }
-      for (auto& c : combos) {
-        if (!c.any()) continue;
-        abstract_state nx{c, base.arrived};
-        if (ex.states.contains(nx)) continue;
-        if (ex.states.size() >= exploration_cap) {
-          ex.complete = false;
-          return ex;
-        }
-        ex.states.insert(nx);
-        todo.push_back(nx);
-      }
-    }
-    return ex;
-  }
-
-  struct run_together_table {
-    bool complete;
-    std::array<set, size> with{};
-  };
-  static constexpr run_together_table make_together() {
-    auto ex = explore();
-    run_together_table r{ex.complete};
-    for (std::size_t i = 0; i < size; ++i) r.with[i] = ex.together[i];
-    return r;
-  }
-  // may_run_together.with[i].test(j): nodes i and j can be active in one superstep.
-  static constexpr run_together_table may_run_together = make_together();
+  // may_run_together.with[i].test(j): nodes i and j can be active in one superstep;
+  // .complete: the exploration saw every reachable frontier (it stops past
+  // detail::exploration_cap states).
+  static constexpr detail::run_together_table<size> may_run_together = detail::explore(
+      detail::explore_input<size, join_count, branch_count, channels, join_slots>{
+          table, branch_table, reactivity, join_slot_table, reactive, wakes_on_input});
 
   // ---- the fixed plan of a static acyclic graph ------------------------------------------
 
   static constexpr bool has_choices = branch_count > 0 || any_goes || any_sends || any_subscribes;
-
-  struct plan_info {
-    bool fixed = false;  // true: the run is this exact sequence of frontiers
-    std::size_t steps = 0;
-  };
-  static constexpr plan_info make_plan_info() {
-    if (has_choices) return {};
-    std::array<set, join_count> arrived{};
-    set frontier = table.from_start;
-    for (std::size_t s = 0; s <= size + 1; ++s) {
-      if (!frontier.any()) return {true, s};
-      frontier = static_next(frontier, arrived);
-    }
-    return {};  // a cycle: it needs a frontier at run time
-  }
-  static constexpr plan_info plan = make_plan_info();
-
-  static constexpr std::array<set, plan.steps> make_plan_steps() {
-    std::array<set, plan.steps> out{};
-    std::array<set, join_count> arrived{};
-    set frontier = table.from_start;
-    for (std::size_t s = 0; s < plan.steps; ++s) {
-      out[s] = frontier;
-      frontier = static_next(frontier, arrived);
-    }
-    return out;
-  }
-  static constexpr std::array<set, plan.steps> plan_steps = make_plan_steps();
+  static constexpr detail::plan_info plan = detail::make_plan_info(table, has_choices);
+  static constexpr std::array<set, plan.steps> plan_steps = detail::make_plan_steps<plan.steps>(table);
 };
 
 }  // namespace stategraph

@@ -64,8 +64,8 @@ using A = sg::analysis<dag>;
 
 static_assert(std::is_same_v<A::names, list<zed, alpha, mid, omega>>);
 static_assert(A::size == 4);
-static_assert(A::index<zed> == 0 && A::index<alpha> == 1 && A::index<mid> == 2 && A::index<omega> == 3);
-static_assert(A::index<lone> == sg::detail::none);
+static_assert(A::index<zed>::value == 0 && A::index<alpha>::value == 1 && A::index<mid>::value == 2 && A::index<omega>::value == 3);
+static_assert(A::index<lone>::value == sg::detail::none);
 static_assert(A::table.from_start == set_of<4>(0));
 static_assert(A::table.successors[0] == set_of<4>(1, 2));
 static_assert(!A::table.successors[1].any() && !A::table.successors[2].any());  // a join is not an edge
@@ -115,10 +115,11 @@ using looped =
 using B = sg::analysis<looped>;
 static_assert(std::is_same_v<B::names, list<zed, alpha>>);
 static_assert(B::branch_count == 1);
-static_assert(B::branch_source<0> == 0);
-static_assert(B::branch_targets<0>.size() == 2);
-static_assert(B::branch_targets<0>[0] == 1 && B::branch_targets<0>[1] == sg::detail::none);
-static_assert(!B::branch_is_all<0>);
+static_assert(B::branch_table[0].source == 0);
+static_assert(B::branch_table[0].count == 2);
+static_assert(B::branch_table[0].target_list[0] == 1 && B::branch_table[0].target_list[1] == sg::detail::none);
+static_assert(B::branch_table[0].to_end && B::branch_table[0].targets == set_of<2>(1));
+static_assert(!B::branch_table[0].all && !B::branch_table[0].sends);
 static_assert(B::table.successors[1] == set_of<2>(0));
 static_assert(!B::plan.fixed);
 static_assert(B::plan.steps == 0);

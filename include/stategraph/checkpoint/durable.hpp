@@ -198,7 +198,7 @@ class durable_app {
     static_assert(detail::update_fits<Node, patch<E...>>(), "stategraph: see the rule above");
     runner r(*this, thread.value);
     r.load(fetch(thread, {}));
-    return r.update(std::move(update), analysis_type::template index<Node>);
+    return r.update(std::move(update), analysis_type::template index<Node>::value);
   }
 
   bool delete_thread(const thread_id& thread) { return store_->delete_thread(thread.value); }
@@ -209,8 +209,6 @@ class durable_app {
   using A = analysis_type;
   using S = state_type;
   static constexpr std::size_t channels = channel_count<S>;
-  template <class T>
-  static constexpr std::size_t index_of = A::template index<T>;
 
   stored_checkpoint fetch(const thread_id& thread, checkpoint_id id) const {
     auto c = id.value == no_checkpoint ? store_->get(thread.value) : store_->get(thread.value, id.value);
@@ -448,7 +446,7 @@ class durable_app {
     template <class... N>
     static constexpr typename A::set make_set(detail::mp_list<N...>*) {
       typename A::set s{};
-      ((A::template index<N> != detail::none ? s.set(A::template index<N>) : void()), ...);
+      ((A::template index<N>::value != detail::none ? s.set(A::template index<N>::value) : void()), ...);
       return s;
     }
     static constexpr typename A::set before_set = make_set(static_cast<Before*>(nullptr));

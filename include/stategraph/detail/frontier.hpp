@@ -117,7 +117,7 @@ inline std::size_t app<G, A, Executor>::chain_link_at(state_type& state, arrival
   auto take = [&](std::size_t t) {
     if (t != detail::none) next = t;
   };
-  if constexpr (plain<I, Ctx>) {  // a node without a plain call is skipped, as run_step does
+  if constexpr (plain_t<I, Ctx>::value) {  // a node without a plain call is skipped, as run_step does
     auto r = detail::attempt_call(detail::slot_at<I>(nodes_), state, context, config, step_no);
     if constexpr (detail::has_ephemeral<state_type>) detail::clear_ephemeral(state);
     detail::apply_patch(state, std::move(r.update), nullptr);
@@ -169,7 +169,7 @@ void app<G, A, Executor>::run_tasks(const typename A::set& active, Frame& f) con
   if constexpr (std::is_same_v<Executor, sequential>) {
     if constexpr (has_sends) {
       detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if constexpr (plain<I, Ctx>)
+        if constexpr (plain_t<I, Ctx>::value)
           if (active.test(I)) node_task(I);
         for (std::size_t k = 0; k < std::get<I>(f.queues).size(); ++k) run_send_task<I, Ctx, Observer>(f, k);
       });
@@ -184,7 +184,7 @@ void app<G, A, Executor>::run_tasks(const typename A::set& active, Frame& f) con
       (std::make_index_sequence<A::size>{});
       std::vector<std::pair<std::size_t, std::size_t>> tasks;  // (node, send index or none)
       detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if constexpr (plain<I, Ctx>)
+        if constexpr (plain_t<I, Ctx>::value)
           if (active.test(I)) tasks.emplace_back(I, detail::none);
         for (std::size_t k = 0; k < std::get<I>(f.queues).size(); ++k) tasks.emplace_back(I, k);
       });
@@ -226,7 +226,7 @@ bool app<G, A, Executor>::run_step(state_type& state, position_type& at, Ctx& co
     // Kept writes are decoded here, on the calling thread, before any task runs: one that
     // does not decode refuses the whole step with nothing run (and nothing stored).
     detail::for_each_index<A::size>([&]<std::size_t I>() {
-      if constexpr (plain<I, Ctx>)
+      if constexpr (plain_t<I, Ctx>::value)
         if (at.active.test(I) && observer.template replay<I>(detail::slot_at<I>(f.results))) f.replayed.set(I);
     });
   }

@@ -59,6 +59,8 @@ inline constexpr std::size_t position_of = position_in<T>(static_cast<const name
 // mentions; and past 900 mentions (g++'s default template depth, a dag of about 225 nodes)
 // the graph did not compile at all. Here a fold expression walks the list once. The types seen so far are a chain of
 // bases (is_base_of answers "seen?"), and the result list only grows when a type is new.
+// The builtin __is_base_of rather than std::is_base_of_v: each use of that variable template is
+// a variable g++ mangles, with the chain in its name: O(N²) bytes of names, O(N³) time.
 template <class T>
 struct seen_tag {};
 struct seen_none {};
@@ -87,7 +89,7 @@ struct unique_next<false, Chain, mp_list<U...>, T> {
 };
 template <class Chain, class List, class T>
 auto operator+(const unique_base<Chain, List>&, unique_item<T>) ->
-    typename unique_next<std::is_base_of_v<seen_tag<T>, Chain>, Chain, List, T>::type;
+    typename unique_next<__is_base_of(seen_tag<T>, Chain), Chain, List, T>::type;
 using unique_start = unique_state<seen_none, mp_list<>>::acc;
 
 #if defined(__clang__)

@@ -294,11 +294,14 @@ void add_chosen(Set& next, const Go& chosen, const std::size_t* targets) {
   }
 }
 
-// A branch whose router chooses nodes: its choice into `next`.
+// A branch whose router chooses nodes: its choice into `next`. (A class, so that the app can
+// pick between it and its own send routing by type: see app::route_of.)
 template <class R, class S, class Set, class Queues>
-void route_go(const void* router, const S& state, Set& next, Queues&, const std::size_t* targets) {
-  add_chosen(next, call_router(*static_cast<const R*>(router), state), targets);
-}
+struct go_route {
+  static void call(const void* router, const S& state, Set& next, Queues&, const std::size_t* targets) {
+    add_chosen(next, call_router(*static_cast<const R*>(router), state), targets);
+  }
+};
 
 // A node's failure as the caller sees it. A subgraph's failure already names the child
 // node as "parent/child": keep that name, with this run's step.
