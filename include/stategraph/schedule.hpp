@@ -548,7 +548,7 @@ struct analysis {
   using index = std::integral_constant<std::size_t, detail::position_in<T>(name_index)>;
 
   template <std::size_t I>
-  using node = boost::mp11::mp_at_c<nodes, I>;
+  using node = detail::table_at<detail::at_table<nodes>, I>;
 
   using branches = boost::mp11::mp_copy_if<elements, detail::is_branch>;
   using joins = boost::mp11::mp_copy_if<elements, detail::is_join>;
