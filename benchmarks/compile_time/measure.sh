@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Measures what a graph costs to compile: wall seconds, CPU seconds and peak memory of
 # `<compiler> -O2 -std=c++20 -c` on the generated graphs (chain and layered dag of 10, 50,
-# 100, 200 nodes), the time until the error for one violation of each rule SG001..SG011,
+# 100, 200 and 400 nodes: 400 shows the growth past the 200 of the goal), the time until the error for one violation of each rule SG001..SG011,
 # and where the time goes for the largest graphs (clang -ftime-trace, g++ -ftime-report;
 # both with the constexpr cap raised, so that a graph over the cap is still traced).
 # Then draws docs/img/compile_time.png and rewrites the compile-time section of
 # docs/performance.md (between its marker comments) from what it measured; --no-docs
 # leaves docs/ (the picture too) untouched.
 #
-#   benchmarks/compile_time/measure.sh [--sizes 10,50,100,200] [--reps 3] [--violation-reps N]
+#   benchmarks/compile_time/measure.sh [--sizes 10,50,100,200,400] [--reps 3] [--violation-reps N]
 #       [--jobs 1] [--compilers "g++ clang++"] [--snapshot REV] [--include DIR --headers TEXT]
 #       [--no-trace] [--no-docs]
 #
@@ -25,7 +25,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 build=${BUILD_DIR:-$repo/build-peers/compile_time}
-sizes=10,50,100,200
+sizes=10,50,100,200,400
 reps=3
 violation_reps=""
 jobs=1

@@ -162,7 +162,7 @@ class app {
   template <class Bound>
   static nodes_tuple make_nodes(Bound& bound) {
     if constexpr (std::tuple_size_v<std::remove_cvref_t<Bound>> == 0) {
-      static_assert(boost::mp11::mp_all_of<typename A::nodes, std::is_default_constructible>::value,
+      static_assert(!detail::any_of<typename A::nodes, detail::not_default_constructible>::value,
                     "stategraph: this node or router has no default constructor; pass an instance to sg::compile");
       return nodes_tuple{};
     } else {
@@ -475,6 +475,9 @@ class app {
   template <class Ctx>
   [[gnu::always_inline]] std::size_t run_chain_link(std::size_t i, state_type& state, arrivals& arrived, Ctx& context,
                                                     const run_config& config, std::size_t step_no) const;
+  template <std::size_t From, class Ctx>
+  [[gnu::always_inline]] std::size_t chain_links_from(std::size_t i, state_type& state, arrivals& arrived, Ctx& context,
+                                                      const run_config& config, std::size_t step_no) const;
   template <std::size_t I, class Ctx>
   [[gnu::always_inline]] std::size_t chain_link_at(state_type& state, arrivals& arrived, Ctx& context,
                                                    const run_config& config, std::size_t step_no) const;
@@ -510,25 +513,57 @@ class app {
   // step out of line, which cost W1 about 10 instructions per step); a long one keeps a
   // function per step. (A chain as one pack expansion over its steps, without
   // run_fixed_step, cost W1 2.4 instructions per step with g++.)
+  // A long plan's steps are called from one pack expansion, not through run_fixed_step: as a
+  // member, that was three functions per step named after the whole graph (see task_table),
+  // and mangling them made compiling a 400-node chain cubic in its length. A step of one
+  // node is called with that node (detail::fixed_step_call, named after the node); a step
+  // of several through detail::plan_step, named after the nodes' storage.
   static constexpr std::size_t inlined_plan_steps = 32;
   static constexpr auto plan_members = detail::flatten_plan<detail::plan_runs(A::plan_steps)>(A::plan_steps);
+  static constexpr bool one_node_per_step = plan_members.offsets[A::plan.steps] == A::plan.steps;
+  template <std::size_t St, class K = std::make_index_sequence<plan_members.offsets[St + 1] - plan_members.offsets[St]>>
+  struct step_members;
+  template <std::size_t St, std::size_t... K>
+  struct step_members<St, std::index_sequence<K...>> {
+    using type = std::index_sequence<plan_members.members[plan_members.offsets[St] + K]...>;
+  };
   template <class Ctx>
   void run_fixed(state_type& state, Ctx& context, const run_config& config) const {
-    [&]<std::size_t... St>(std::index_sequence<St...>) {
-      (run_fixed_step<St>(state, context, config), ...);
+    if constexpr (A::plan.steps <= inlined_plan_steps) {
+      [&]<std::size_t... St>(std::index_sequence<St...>) {
+        (run_fixed_step<St>(state, context, config), ...);
+      }
+      (std::make_index_sequence<A::plan.steps>{});
+    } else {
+      run_plan_from<0>(state, context, config);
     }
-    (std::make_index_sequence<A::plan.steps>{});
+  }
+  // A long plan's steps from step From on, 128 to a pack expansion (Clang caps a fold
+  // expression at 256 operands).
+  static constexpr std::size_t plan_chunk = 128;
+  template <std::size_t From, class Ctx>
+  void run_plan_from(state_type& state, Ctx& context, const run_config& config) const {
+    constexpr std::size_t count = A::plan.steps - From < plan_chunk ? A::plan.steps - From : plan_chunk;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      if constexpr (one_node_per_step)
+        (((From + K >= config.recursion_limit ? over_limit(config, From + K, A::plan_steps[From + K]) : void()),
+          detail::fixed_step_call<From + K + 1>(state, context, config,
+                                                detail::slot_at<plan_members.members[From + K]>(nodes_))),
+         ...);
+      else
+        (((From + K >= config.recursion_limit ? over_limit(config, From + K, A::plan_steps[From + K]) : void()),
+          detail::plan_step<From + K + 1>(state, context, config, nodes_, typename step_members<From + K>::type{})),
+         ...);
+    }
+    (std::make_index_sequence<count>{});
+    if constexpr (From + count < A::plan.steps) run_plan_from<From + count>(state, context, config);
   }
   template <std::size_t St, class Ctx>
   [[gnu::always_inline]] void run_fixed_step(state_type& state, Ctx& context, const run_config& config) const {
     if (St >= config.recursion_limit) over_limit(config, St, A::plan_steps[St]);
     constexpr std::size_t first = plan_members.offsets[St];
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      if constexpr (A::plan.steps <= inlined_plan_steps)
-        detail::fixed_step<St + 1>(state, context, config, detail::slot_at<plan_members.members[first + K]>(nodes_)...);
-      else
-        detail::fixed_step_call<St + 1>(state, context, config,
-                                        detail::slot_at<plan_members.members[first + K]>(nodes_)...);
+      detail::fixed_step<St + 1>(state, context, config, detail::slot_at<plan_members.members[first + K]>(nodes_)...);
     }
     (std::make_index_sequence<plan_members.offsets[St + 1] - first>{});
   }

@@ -286,7 +286,7 @@ struct element_bad {
 template <class G, class A = analysis<G>>
 constexpr bool check_elements() {
   using elements = typename G::elements;
-  constexpr std::size_t bad = detail::mp_find_if_q<elements, detail::element_bad<A>>::value;
+  constexpr std::size_t bad = stategraph::detail::find_if_q<elements, detail::element_bad<A>>::value;
   // The first element declared twice: the name table's lookup finds no position for a type
   // that two of its bases carry (O(1) per element, where mp_unique is O(elements²)).
   constexpr std::size_t dup = []<class... E>(detail::mp_list<E...>*) {
@@ -525,22 +525,32 @@ constexpr bool check_graph() {
   }
 }
 
-// Folds over index sequences, and `if constexpr` on each check, rather than constexpr
+// Arrays of each check's result (not folds: Clang caps a fold at 256 operands, and a graph
+// may have more nodes), and `if constexpr` on each check, rather than constexpr
 // lambdas or plain calls: each check is then instantiated while its caller is, not during
 // constant evaluation, so GCC prints no "in 'constexpr' expansion of" lines (each one
 // carrying the whole graph type) before the diagnostic.
 template <class A, class... Br>
 constexpr bool check_routers(detail::mp_list<Br...>*) {
-  return (std::bool_constant<check_router<typename A::state_type, typename A::template branch_parts<Br>::router,
-                                          typename A::template branch_parts<Br>::go_type>()>::value &&
-          ...);
+  constexpr std::size_t n = sizeof...(Br);
+  return stategraph::detail::first_true(
+             std::array<bool, n + 1>{!std::bool_constant<check_router<typename A::state_type,
+                                                                      typename A::template branch_parts<Br>::router,
+                                                                      typename A::template branch_parts<Br>::go_type>()>::value...,
+                                     true}
+                 .data(),
+             n) == n;
 }
 template <class A, class Ctx, class... Name, class... N>
 constexpr bool check_nodes(detail::mp_list<Name...>*, detail::mp_list<N...>*) {
-  return (std::bool_constant<check_node<typename A::state_type, Name, N, Ctx,
-                                        typename detail::first_stray_target<A, N>::type,
-                                        typename payload_of<A, Name>::type>()>::value &&
-          ...);
+  constexpr std::size_t n = sizeof...(N);
+  return stategraph::detail::first_true(
+             std::array<bool, n + 1>{!std::bool_constant<check_node<typename A::state_type, Name, N, Ctx,
+                                                                    typename detail::first_stray_target<A, N>::type,
+                                                                    typename payload_of<A, Name>::type>()>::value...,
+                                     true}
+                 .data(),
+             n) == n;
 }
 
 // All rules, in the order that keeps one mistake to one message: the elements of the graph,

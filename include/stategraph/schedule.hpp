@@ -662,7 +662,7 @@ struct analysis {
   static constexpr bool any_sends = detail::any_sends(table);
   template <class N>
   using declares_subscribes = std::bool_constant<node_traits<N>::declares_subscribes>;
-  static constexpr bool any_subscribes = boost::mp11::mp_any_of<nodes, declares_subscribes>::value;
+  static constexpr bool any_subscribes = detail::any_of<nodes, declares_subscribes>::value;
 
   // ---- reactive nodes: scheduled in the step after a subscribed channel changed ------------
   //

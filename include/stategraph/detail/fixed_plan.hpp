@@ -48,6 +48,14 @@ void fixed_step_call(S& state, Ctx& context, const run_config& config, const N&.
   fixed_step<Step>(state, context, config, nodes...);
 }
 
+// A step of several nodes of a long plan, called from the app's one pack expansion over its
+// steps: the node indices M pick the step's nodes out of the app's storage.
+template <std::size_t Step, class S, class Ctx, class Nodes, std::size_t... M>
+[[gnu::always_inline]] inline void plan_step(S& state, Ctx& context, const run_config& config, const Nodes& nodes,
+                                             std::index_sequence<M...>) {
+  fixed_step_call<Step>(state, context, config, slot_at<M>(nodes)...);
+}
+
 // The members of every step of a plan, flattened: step St's nodes are
 // members[offsets[St]] .. members[offsets[St + 1] - 1], in node order.
 // (A node can run in several steps of a plan.) Also the branches leaving each node.

@@ -100,12 +100,24 @@ template <class Ctx>
 inline std::size_t app<G, A, Executor>::run_chain_link(std::size_t i, state_type& state, arrivals& arrived,
                                                        Ctx& context, const run_config& config,
                                                        std::size_t step_no) const {
+  return chain_links_from<0>(i, state, arrived, context, config, step_no);
+}
+
+// Nodes From .. From + 127 (Clang caps a fold expression at 256 operands), then the rest.
+template <class G, class A, class Executor>
+template <std::size_t From, class Ctx>
+inline std::size_t app<G, A, Executor>::chain_links_from(std::size_t i, state_type& state, arrivals& arrived,
+                                                         Ctx& context, const run_config& config,
+                                                         std::size_t step_no) const {
+  constexpr std::size_t count = A::size - From < 128 ? A::size - From : 128;
+  if constexpr (From + count < A::size)
+    if (i >= From + count) return chain_links_from<From + count>(i, state, arrived, context, config, step_no);
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     std::size_t next = detail::none;
-    (void)((i == I && (next = chain_link_at<I>(state, arrived, context, config, step_no), true)) || ...);
+    (void)((i == From + I && (next = chain_link_at<From + I>(state, arrived, context, config, step_no), true)) || ...);
     return next;
   }
-  (std::make_index_sequence<A::size>{});
+  (std::make_index_sequence<count>{});
 }
 
 template <class G, class A, class Executor>

@@ -27,9 +27,6 @@ struct value_t {
 template <class T, class List>
 inline constexpr bool contains = boost::mp11::mp_contains<List, T>::value;
 
-template <class T, class List>
-inline constexpr std::size_t index_in = boost::mp11::mp_find<List, T>::value;
-
 // The position of a type in a list, found by overload resolution against one base per
 // element: the table is built once per list, and each lookup is then one deduction, where
 // mp_find instantiates a comparison with every element. A type the list holds twice makes
@@ -52,6 +49,39 @@ template <class List>
 using name_table = index_table<std::make_index_sequence<boost::mp11::mp_size<List>::value>, List>;
 template <class T, class List>
 inline constexpr std::size_t position_of = position_in<T>(static_cast<const name_table<List>*>(nullptr));
+
+// Searches over a graph's elements, nodes or names, without a fold expression: on Clang,
+// mp11's mp_find, mp_find_if and mp_any_of fold over the list, and Clang caps a fold at 256
+// operands, so a graph of more than 256 elements or nodes did not compile with Clang.
+constexpr std::size_t first_true(const bool* hit, std::size_t n) {
+  std::size_t i = 0;
+  while (i < n && !hit[i]) ++i;
+  return i;
+}
+template <class List, class Q>
+struct find_if_q_impl;
+template <template <class...> class L, class... T, class Q>
+struct find_if_q_impl<L<T...>, Q> {
+  static constexpr std::size_t value =
+      first_true(std::array<bool, sizeof...(T) + 1>{Q::template fn<T>::value..., false}.data(), sizeof...(T));
+};
+// The index of the first element T of List for which Q::fn<T> holds, or the list's size.
+template <class List, class Q>
+using find_if_q = std::integral_constant<std::size_t, find_if_q_impl<List, Q>::value>;
+template <class List, template <class...> class P>
+using find_if = find_if_q<List, boost::mp11::mp_quote<P>>;
+template <class List, template <class...> class P>
+using any_of = std::bool_constant<(find_if<List, P>::value < boost::mp11::mp_size<List>::value)>;
+template <class T>
+using not_default_constructible = std::bool_constant<!std::is_default_constructible_v<T>>;
+template <class T>
+struct same_as_q {
+  template <class U>
+  using fn = std::is_same<U, T>;
+};
+
+template <class T, class List>
+inline constexpr std::size_t index_in = find_if_q<List, same_as_q<T>>::value;
 
 // Element I of a long list, read many times (a graph's nodes, by index). On g++, which
 // lacks the builtin __type_pack_element, mp11's mp_at_c deduces against a map of one base
