@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the compile-time workloads of shared/design/benchmarks.md as translation units.
 
-usage: generate.py OUTDIR [--sizes 10,50,100,200]
+usage: generate.py OUTDIR [--sizes 10,50,100,200,400]
 
 Each unit defines a state, one struct per node, a graph, and a main() that compiles the
 graph with sg::compile and invokes it once, returning 0 only when the run ended in the state
@@ -201,7 +201,7 @@ def write(path, what, source, expected):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
-    ap.add_argument("--sizes", default="10,50,100,200")
+    ap.add_argument("--sizes", default="10,50,100,200,400")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     os.makedirs(os.path.join(args.outdir, "violations"), exist_ok=True)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures what a graph costs to compile: wall seconds, CPU seconds and peak memory of
 # `<compiler> -O2 -std=c++20 -c` on the generated graphs (chain and layered dag of 10, 50,
-# 100, 200 and 400 nodes: 400 shows the growth past the 200 of the goal), the time until the error for one violation of each rule SG001..SG011,
+# 100, 200 and 400 nodes: 400 shows the growth past the goal's 200), the time until the
+# error for one violation of each rule SG001..SG011,
 # and where the time goes for the largest graphs (clang -ftime-trace, g++ -ftime-report;
 # both with the constexpr cap raised, so that a graph over the cap is still traced).
 # Then draws docs/img/compile_time.png and rewrites the compile-time section of
