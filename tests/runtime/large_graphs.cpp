@@ -4,6 +4,7 @@
 // other compiler). g++ once stopped at its template depth of 900 (about 225 nodes).
 #include <stategraph/stategraph.hpp>
 
+#include <boost/mp11/algorithm.hpp>
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -48,6 +49,28 @@ sg::graph<Big, sg::edge<sg::start, link<0>>, sg::edge<link<I>, link<I + 1>>..., 
 loop_of(std::integer_sequence<int, I...>);
 using loop = decltype(loop_of(std::make_integer_sequence<int, length - 1>{}));
 
+// 40 layers of a hub and two nodes it fans out to, which both lead to the next hub: a fixed
+// plan of 80 steps, every other one running two nodes (detail::plan_step).
+template <int I>
+struct hub : link<I> {};
+template <int I>
+struct left : link<1000 + I> {};
+template <int I>
+struct right : link<2000 + I> {};
+constexpr int layers = 40;
+template <int I>
+using layer = sg::detail::mp_list<sg::edge<hub<I>, left<I>>, sg::edge<hub<I>, right<I>>, sg::edge<left<I>, hub<I + 1>>,
+                                  sg::edge<right<I>, hub<I + 1>>>;
+template <class... Layers>
+struct layered_graph;
+template <class... E>
+struct layered_graph<sg::detail::mp_list<E...>> {
+  using type = sg::graph<Big, sg::edge<sg::start, hub<0>>, E..., sg::edge<hub<layers>, sg::end>>;
+};
+template <int... I>
+boost::mp11::mp_append<layer<I>...> layers_of(std::integer_sequence<int, I...>);
+using layered = typename layered_graph<decltype(layers_of(std::make_integer_sequence<int, layers>{}))>::type;
+
 std::vector<int> rounds(int n) {
   std::vector<int> out;
   for (int r = 0; r < n; ++r)
@@ -66,6 +89,22 @@ TEST_CASE("a chain of 300 nodes runs as a fixed plan of 300 steps, in order") {
   sg::run_config short_limit;
   short_limit.recursion_limit = 299;
   CHECK_THROWS_AS(app.invoke(Big{}, short_limit), sg::recursion_limit_error);
+}
+
+TEST_CASE("a layered graph of 121 nodes runs as a fixed plan of 81 steps, two nodes in every other") {
+  using A = sg::analysis<layered>;
+  static_assert(A::size == 3 * layers + 1 && A::plan.fixed && A::plan.steps == 2 * layers + 1);
+  auto app = sg::compile<layered>();
+  Big out = app.invoke(Big{});
+  CHECK(static_cast<int>(out.count) == 3 * layers + 1);
+  std::vector<int> expected;
+  for (int i = 0; i < layers; ++i) {
+    expected.push_back(i);
+    expected.push_back(1000 + i);  // the two nodes of a step merge in node order
+    expected.push_back(2000 + i);
+  }
+  expected.push_back(layers);
+  CHECK(std::vector<int>(out.order) == expected);
 }
 
 TEST_CASE("a loop of 300 nodes runs one node at a time, round twice") {
