@@ -533,9 +533,9 @@ constexpr bool check_graph() {
 template <class A, class... Br>
 constexpr bool check_routers(detail::mp_list<Br...>*) {
   constexpr std::size_t n = sizeof...(Br);
+  using S = typename A::state_type;
   return stategraph::detail::first_true(
-             std::array<bool, n + 1>{!std::bool_constant<check_router<typename A::state_type,
-                                                                      typename A::template branch_parts<Br>::router,
+             std::array<bool, n + 1>{!std::bool_constant<check_router<S, typename A::template branch_parts<Br>::router,
                                                                       typename A::template branch_parts<Br>::go_type>()>::value...,
                                      true}
                  .data(),

@@ -161,7 +161,8 @@ TEST_CASE("send from a router (map-reduce branch)") {
   State out = app.invoke(State{.items = {1, 2}});
   CHECK(out.total == 4 + 9);
   CHECK(log_of(out) == std::vector<std::string>{"prepare", "sq2", "sq3", "sum=13"});
-  static_assert(sg::analysis<routed_map_reduce>::send_targets.test(sg::analysis<routed_map_reduce>::index<square>::value));
+  using A = sg::analysis<routed_map_reduce>;
+  static_assert(A::send_targets.test(A::index<square>::value));
 }
 
 TEST_CASE("command: goto targets are added to the static edges") {
