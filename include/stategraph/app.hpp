@@ -513,11 +513,12 @@ class app {
   // step out of line, which cost W1 about 10 instructions per step); a long one keeps a
   // function per step. (A chain as one pack expansion over its steps, without
   // run_fixed_step, cost W1 2.4 instructions per step with g++.)
-  // A long plan's steps are called from one pack expansion, not through run_fixed_step: as a
-  // member, that was three functions per step named after the whole graph (see task_table),
-  // and mangling them made compiling a 400-node chain cubic in its length. A step of one
-  // node is called with that node (detail::fixed_step_call, named after the node); a step
-  // of several through detail::plan_step, named after the nodes' storage.
+  // A long plan's steps are called from pack expansions (run_plan_from), not through
+  // run_fixed_step: as a member, that was three functions per step named after the whole
+  // graph (see task_table), and mangling them made compiling a 400-node chain cubic in its
+  // length. A step of one node is called with that node (detail::fixed_step_call, named
+  // after the node); a step of several through detail::plan_step, named after the nodes'
+  // storage.
   static constexpr std::size_t inlined_plan_steps = 32;
   static constexpr auto plan_members = detail::flatten_plan<detail::plan_runs(A::plan_steps)>(A::plan_steps);
   static constexpr bool one_node_per_step = plan_members.offsets[A::plan.steps] == A::plan.steps;
@@ -538,12 +539,10 @@ class app {
       run_plan_from<0>(state, context, config);
     }
   }
-  // A long plan's steps from step From on, 128 to a pack expansion (Clang caps a fold
-  // expression at 256 operands).
-  static constexpr std::size_t plan_chunk = 128;
+  // A long plan's steps from step From on, detail::fold_chunk to a pack expansion.
   template <std::size_t From, class Ctx>
   void run_plan_from(state_type& state, Ctx& context, const run_config& config) const {
-    constexpr std::size_t count = A::plan.steps - From < plan_chunk ? A::plan.steps - From : plan_chunk;
+    constexpr std::size_t count = A::plan.steps - From < detail::fold_chunk ? A::plan.steps - From : detail::fold_chunk;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       if constexpr (one_node_per_step)
         (((From + K >= config.recursion_limit ? over_limit(config, From + K, A::plan_steps[From + K]) : void()),

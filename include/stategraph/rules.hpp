@@ -532,25 +532,17 @@ constexpr bool check_graph() {
 // carrying the whole graph type) before the diagnostic.
 template <class A, class... Br>
 constexpr bool check_routers(detail::mp_list<Br...>*) {
-  constexpr std::size_t n = sizeof...(Br);
   using S = typename A::state_type;
-  return stategraph::detail::first_true(
-             std::array<bool, n + 1>{!std::bool_constant<check_router<S, typename A::template branch_parts<Br>::router,
-                                                                      typename A::template branch_parts<Br>::go_type>()>::value...,
-                                     true}
-                 .data(),
-             n) == n;
+  return stategraph::detail::all_true(std::array<bool, sizeof...(Br)>{
+      std::bool_constant<check_router<S, typename A::template branch_parts<Br>::router,
+                                      typename A::template branch_parts<Br>::go_type>()>::value...});
 }
 template <class A, class Ctx, class... Name, class... N>
 constexpr bool check_nodes(detail::mp_list<Name...>*, detail::mp_list<N...>*) {
-  constexpr std::size_t n = sizeof...(N);
-  return stategraph::detail::first_true(
-             std::array<bool, n + 1>{!std::bool_constant<check_node<typename A::state_type, Name, N, Ctx,
-                                                                    typename detail::first_stray_target<A, N>::type,
-                                                                    typename payload_of<A, Name>::type>()>::value...,
-                                     true}
-                 .data(),
-             n) == n;
+  return stategraph::detail::all_true(std::array<bool, sizeof...(N)>{
+      std::bool_constant<check_node<typename A::state_type, Name, N, Ctx,
+                                    typename detail::first_stray_target<A, N>::type,
+                                    typename payload_of<A, Name>::type>()>::value...});
 }
 
 // All rules, in the order that keeps one mistake to one message: the elements of the graph,

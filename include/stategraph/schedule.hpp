@@ -82,11 +82,6 @@ inline constexpr std::size_t none = static_cast<std::size_t>(-1);
 // types only (position_in<T>, channel_bits<S, ...>), never by the graph or its name list;
 // the per-element work is pack expansions inside a few graph-wide functions.
 
-template <class T, class Names>
-constexpr std::size_t index_or_none() {
-  return position_in<T>(static_cast<const name_table<Names>*>(nullptr));
-}
-
 // The channels (of S) a list of value_t<&S::x> names.
 template <class S, class... V>
 constexpr node_set<channel_count<S>> channel_bits(mp_list<V...>*) {

@@ -103,13 +103,14 @@ inline std::size_t app<G, A, Executor>::run_chain_link(std::size_t i, state_type
   return chain_links_from<0>(i, state, arrived, context, config, step_no);
 }
 
-// Nodes From .. From + 127 (Clang caps a fold expression at 256 operands), then the rest.
+// detail::fold_chunk nodes from From on (Clang caps a fold expression at 256 operands), then
+// the rest.
 template <class G, class A, class Executor>
 template <std::size_t From, class Ctx>
 inline std::size_t app<G, A, Executor>::chain_links_from(std::size_t i, state_type& state, arrivals& arrived,
                                                          Ctx& context, const run_config& config,
                                                          std::size_t step_no) const {
-  constexpr std::size_t count = A::size - From < 128 ? A::size - From : 128;
+  constexpr std::size_t count = A::size - From < detail::fold_chunk ? A::size - From : detail::fold_chunk;
   if constexpr (From + count < A::size)
     if (i >= From + count) return chain_links_from<From + count>(i, state, arrived, context, config, step_no);
   return [&]<std::size_t... I>(std::index_sequence<I...>) {

@@ -47,16 +47,24 @@ constexpr std::size_t position_in(const void*) {  // T is not in the list
 }
 template <class List>
 using name_table = index_table<std::make_index_sequence<boost::mp11::mp_size<List>::value>, List>;
-template <class T, class List>
-inline constexpr std::size_t position_of = position_in<T>(static_cast<const name_table<List>*>(nullptr));
 
 // Searches over a graph's elements, nodes or names, without a fold expression: on Clang,
 // mp11's mp_find, mp_find_if and mp_any_of fold over the list, and Clang caps a fold at 256
 // operands, so a graph of more than 256 elements or nodes did not compile with Clang.
+// Clang caps a fold expression at 256 operands: what folds over a graph's nodes or steps
+// folds over chunks of this many.
+inline constexpr std::size_t fold_chunk = 128;
+
 constexpr std::size_t first_true(const bool* hit, std::size_t n) {
   std::size_t i = 0;
   while (i < n && !hit[i]) ++i;
   return i;
+}
+template <std::size_t N>
+constexpr bool all_true(const std::array<bool, N>& values) {
+  for (bool v : values)
+    if (!v) return false;
+  return true;
 }
 template <class List, class Q>
 struct find_if_q_impl;
@@ -157,7 +165,6 @@ using unique_start = unique_state<seen_none, mp_list<>>::acc;
 #if defined(__clang__)
 // Clang caps a fold expression at 256 operands (its -fbracket-depth): fold in chunks, each
 // picking its types with the builtin __type_pack_element.
-inline constexpr std::size_t unique_chunk = 128;
 template <class Acc, std::size_t Start, class... T, std::size_t... J>
 auto unique_fold_chunk(Acc, std::index_sequence<J...>)
     -> decltype((Acc{} + ... + unique_item<__type_pack_element<Start + J, T...>>{}));
@@ -167,7 +174,7 @@ auto unique_fold(Acc acc) {
   if constexpr (rest == 0) {
     return acc;
   } else {
-    constexpr std::size_t take = rest < unique_chunk ? rest : unique_chunk;
+    constexpr std::size_t take = rest < fold_chunk ? rest : fold_chunk;
     using next = decltype(unique_fold_chunk<Acc, Start, T...>(acc, std::make_index_sequence<take>{}));
     return unique_fold<next, Start + take, T...>(next{});
   }
