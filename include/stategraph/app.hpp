@@ -1,13 +1,18 @@
 // The app: what sg::compile returns. Runs supersteps (BSP): every active node reads the
-// snapshot of the step start, and their patches merge at the barrier in node order.
+// snapshot of the step start, and their patches merge at the barrier in node order. Every
+// path that runs a step — the fixed plan, a chain link, a step of one node, the general
+// step — goes through engine/step.hpp's barrier and next_frontier; this class holds the
+// nodes and routers and picks the path the graph's types allow.
 // Include <stategraph/run.hpp> (or the umbrella) rather than this header.
 #pragma once
 
 #include <stategraph/channels.hpp>
-#include <stategraph/detail/apply.hpp>
-#include <stategraph/detail/fixed_plan.hpp>
 #include <stategraph/detail/meta.hpp>
-#include <stategraph/detail/task.hpp>
+#include <stategraph/engine/apply.hpp>
+#include <stategraph/engine/observer.hpp>
+#include <stategraph/engine/plan.hpp>
+#include <stategraph/engine/step.hpp>
+#include <stategraph/engine/task.hpp>
 #include <stategraph/errors.hpp>
 #include <stategraph/events.hpp>
 #include <stategraph/executor.hpp>
@@ -37,6 +42,9 @@ namespace stategraph {
 
 template <class G, class A, class Executor = sequential>
 class app {
+  using names = typename A::names;
+  using set = typename A::set;
+
  public:
   using graph_type = G;
   using state_type = typename G::state_type;
@@ -46,6 +54,7 @@ class app {
   using queues_type =
       std::conditional_t<detail::send_plan<A>::any, typename detail::send_plan<A>::queues, std::tuple<>>;
   using position_type = run_position<A, queues_type>;
+  using channel_set = detail::node_set<channel_count<state_type>>;
   static constexpr std::size_t node_count = A::size;
 
   template <class... Args>
@@ -72,16 +81,18 @@ class app {
       return run(std::move(input), context, config);
   }
 
-  // Where a run stands after `node` wrote into `state` outside a step (a checkpointed
-  // run's update_state as that node): its static edges and joins, and its branches
-  // evaluated on `state`, decide the next nodes and sends.
-  void route_after(const state_type& state, std::size_t node, position_type& at) const {
-    typename A::set ran{};
-    ran.set(node);
-    typename A::set next = A::static_next(ran, at.arrived);
+  // A write into `state` as `node`, outside a step (a checkpointed run's update_state):
+  // merged as that node's result would be, then what runs next as if it had just run — its
+  // static edges and joins, the subscribers of what it changed, its branches on `state`.
+  template <class... E>
+  void update_as(state_type& state, patch<E...>&& p, std::size_t node, channel_set& changed, position_type& at) const {
+    detail::step_result<patch<E...>> r{std::move(p)};
+    detail::next_set<set> next{};
     queues_type next_sends{};
-    run_routers(state, ran, next, next_sends);
-    at.active = next;
+    detail::merge_result<names>(state, r, next, &changed, next_sends);
+    detail::next_frontier<A>(node, at.arrived, &changed, next,
+                             [&](auto& n) { route_alone(node, state, n.nodes, next_sends); });
+    at.active = next.nodes;
     at.sends = std::move(next_sends);
   }
 
@@ -117,8 +128,8 @@ class app {
   }
   // Applies the input onto `state` and returns what runs first: start's successors and, in
   // a reactive graph, the subscribers of the channels the input set.
-  typename A::set first_frontier(state_type& state, state_type input) const {
-    typename A::set first = A::table.from_start;
+  set first_frontier(state_type& state, state_type input) const {
+    set first = A::table.from_start;
     if constexpr (A::reactive) first |= A::woken_by(detail::input_touches(input));
     detail::apply_input(state, std::move(input));
     return first;
@@ -127,8 +138,6 @@ class app {
   bool step(state_type& state, position_type& at, Ctx& context, const run_config& config, Observer& observer) const {
     return run_step(state, at, context, config, observer);
   }
-
-  const Executor& executor() const noexcept { return executor_; }
 
   // The payload queue a node keeps for the sends it receives (no_queue when none).
   template <std::size_t I>
@@ -139,6 +148,8 @@ class app {
     return std::array<std::string_view, A::size>{node_traits<typename A::template node<I>>::name...};
   }
   (std::make_index_sequence<A::size>{});
+
+  const Executor& executor() const noexcept { return executor_; }
 
  private:
   template <std::size_t I>
@@ -153,6 +164,8 @@ class app {
     using type = detail::slots<router_t<B>...>;
   };
   using routers_tuple = typename routers_of<std::make_index_sequence<A::branch_count>>::type;
+
+  // ---- construction ----------------------------------------------------------------------
 
   template <class Bound>
   app(Bound&& bound, int) : nodes_(make_nodes(bound)), routers_(make_routers(bound)), executor_(take_executor(bound)) {}
@@ -204,6 +217,8 @@ class app {
       return Executor{};
   }
 
+  // ---- result slots ----------------------------------------------------------------------
+
   // A node that only runs as a send target (it takes a payload) has no plain call.
   // A type, not a variable template: every variable and function instantiated in the app
   // gets a mangled name that spells the whole graph, and g++ mangles each in time quadratic
@@ -230,21 +245,17 @@ class app {
   template <class Ctx>
   using results_tuple = typename results_of<Ctx, std::make_index_sequence<A::size>>::type;
 
-  // Adds the targets of a go<...> (a branch's or a command's) to the next frontier.
-  template <class Go>
-  static void add_targets(typename A::set& next, const Go& g) {
-    static constexpr auto targets = detail::indices_of<typename A::names>(static_cast<typename Go::targets*>(nullptr));
-    detail::add_chosen(next, g, targets.data());
-  }
-
-  [[noreturn]] static void over_limit(const run_config& config, std::size_t step, const typename A::set& active) {
+  [[noreturn]] static void over_limit(const run_config& config, std::size_t step, const set& active) {
     std::vector<std::string_view> names;
     for (std::size_t i = 0; i < A::size; ++i)
       if (active.test(i)) names.push_back(node_names[i]);
     throw recursion_limit_error(config.recursion_limit, step + 1, std::move(names));
   }
-  static typename A::set just(std::size_t i) {
-    typename A::set s{};
+  // Takes one of the steps left under the recursion limit; true when none was left. One
+  // subtraction and its borrow, the whole cost of the limit in a chain's step.
+  [[gnu::always_inline]] static bool take_step(std::size_t& left) { return __builtin_sub_overflow(left, 1, &left); }
+  static set just(std::size_t i) {
+    set s{};
     s.set(i);
     return s;
   }
@@ -278,7 +289,7 @@ class app {
   // function per branch: that would be one more name as long as the graph per branch.
   template <std::size_t B>
   struct send_route {
-    static void call(const void* router, const state_type& state, typename A::set&, queues_type& sends,
+    static void call(const void* router, const state_type& state, set&, queues_type& sends,
                      const std::size_t*) {
       detail::enqueue<typename A::names>(sends, detail::call_router(*static_cast<const router_t<B>*>(router), state));
     }
@@ -286,26 +297,26 @@ class app {
   template <std::size_t B>
   using route_of =
       std::conditional_t<is_go<typename A::template branch_parts<typename A::template branch_at<B>>::go_type>::value,
-                         detail::go_route<router_t<B>, state_type, typename A::set, queues_type>, send_route<B>>;
-  using route_fn = void (*)(const void*, const state_type&, typename A::set&, queues_type&, const std::size_t*);
+                         detail::go_route<router_t<B>, state_type, set, queues_type>, send_route<B>>;
+  using route_fn = void (*)(const void*, const state_type&, set&, queues_type&, const std::size_t*);
   static constexpr std::array<route_fn, A::branch_count> route_table = []<std::size_t... B>(std::index_sequence<B...>) {
     return std::array<route_fn, A::branch_count>{&route_of<B>::call...};
   }
   (std::make_index_sequence<A::branch_count>{});
-  void route_branch(std::size_t b, const state_type& state, typename A::set& next, queues_type& sends) const {
+  void route_branch(std::size_t b, const state_type& state, set& next, queues_type& sends) const {
     static const auto offsets = detail::slot_offsets(routers_);
     route_table[b](reinterpret_cast<const char*>(&routers_) + offsets[b], state, next, sends,
                    A::branch_table[b].target_list.data());
   }
 
   // The branches whose source ran, evaluated on the merged state, in branch order.
-  void run_routers(const state_type& state, const typename A::set& ran, typename A::set& next,
+  void run_routers(const state_type& state, const set& ran, set& next,
                    queues_type& next_sends) const {
     for (std::size_t b = 0; b < A::branch_count; ++b)
       if (ran.test(branch_sources[b])) route_branch(b, state, next, next_sends);
   }
   // The routers of the branches leaving node i.
-  void route_alone(std::size_t i, const state_type& state, typename A::set& next, queues_type& sends) const {
+  void route_alone(std::size_t i, const state_type& state, set& next, queues_type& sends) const {
     for (std::size_t k = branches_from.offsets[i]; k < branches_from.offsets[i + 1]; ++k)
       route_branch(branches_from.members[k], state, next, sends);
   }
@@ -340,18 +351,16 @@ class app {
     using type = detail::slots<typename send_slots_for<I, Ctx>::type...>;
   };
 
-  // Moves the sends a result carries into the next step's queues.
-  template <class Result>
-  static void collect_sends(queues_type& queues, Result& r) {
-    if constexpr (Result::sends_work) detail::enqueue<typename A::names>(queues, std::move(r.sends));
-  }
-
   static bool pending_sends(const position_type& at) {
     if constexpr (has_sends)
       return std::apply([](const auto&... q) { return (!q.empty() || ...); }, at.sends);
     else
       return false;
   }
+
+  template <class Ctx, class Callback>
+  state_type stream_with(state_type input, stream_mode mode, Ctx& context, Callback& callback,
+                         const run_config& config) const;  // run.hpp
 
   // ---- whole runs ------------------------------------------------------------------------
 
@@ -371,11 +380,11 @@ class app {
   }
 
   // An invoke on the frontier. A step whose only task is one node (no other active node,
-  // no sends queued) needs no barrier: its node's patch is the step's whole merge. Such a
-  // step runs without result slots or failure capture — the node's exception propagates
-  // before anything was applied, which leaves the state as at the step start. Only for the
-  // executors that run a lone task inline anyway; another executor sees every task.
-  using arrivals = std::array<typename A::set, A::join_count>;
+  // no sends queued) needs no result slots: its node's patch is the step's whole merge. Such
+  // a step runs without failure capture — the node's exception propagates before anything
+  // was applied, which leaves the state as at the step start. Only for the executors that
+  // run a lone task inline anyway; another executor sees every task.
+  using arrivals = std::array<set, A::join_count>;
   static constexpr bool alone_path = std::is_same_v<Executor, sequential> || std::is_same_v<Executor, thread_pool>;
 
   // At most one node per step, whatever the routers choose: start leads to at most one
@@ -395,8 +404,7 @@ class app {
     } else {
       std::array<std::size_t, A::size> fan{};
       for (std::size_t i = 0; i < A::size; ++i) fan[i] = A::table.successors[i].count() + A::table.goes[i].count();
-      // Each join's members, not each node against each join: N·joins constant-evaluated
-      // calls cost g++ 0.1 s on a 200-node graph.
+      // Each join's members, not each node against each join (N·joins constant evaluations).
       for (const auto& row : A::table.join_rows) row.sources.for_each([&](std::size_t i) { ++fan[i]; });
       for (std::size_t b = 0; b < A::branch_count; ++b)
         if (branch_sources[b] < A::size) fan[branch_sources[b]] += widest_choice(A::branch_table[b]);
@@ -408,16 +416,83 @@ class app {
   }();
 
   template <class Ctx>
-  void run_frontier(state_type& state, position_type& at, Ctx& context, const run_config& config) const;
+  void run_frontier(state_type& state, position_type& at, Ctx& context, const run_config& config) const {
+    if constexpr (alone_path && one_at_a_time) {
+      // Only steps of one node: the frontier is one index, and the general step is not even
+      // compiled for this run.
+      std::size_t current = detail::only_member(at.active);
+      if (current == detail::none && at.active.any())
+        throw error("stategraph: internal error: several nodes start a graph that runs one at a time");
+      // The steps left under the recursion limit, counted down: the step's number is needed
+      // only where a node fails, so it is derived there.
+      const std::size_t limit = config.recursion_limit;
+      std::size_t left = at.step < limit ? limit - at.step : 0;
+      // The run works on a local (the caller's state is only a reference, which may alias
+      // anything): the compiler can then keep its channels in registers between steps. A
+      // node that throws ends the plain run anyway, so nothing is lost by moving.
+      state_type local = std::move(state);
+      while (current != detail::none) {
+        if (take_step(left)) over_limit(config, limit, just(current));
+        current = chain_links_from<0>(current, local, at.arrived, context, config, left);
+      }
+      state = std::move(local);
+      at.active = set{};
+      at.step = limit - left;
+    } else {
+      detail::quiet q;
+      for (;;) {
+        if constexpr (alone_path) {
+          const std::size_t only = detail::only_member(at.active);
+          if (only != detail::none && !pending_sends(at) && run_alone(only, state, at, context, config)) continue;
+        }
+        if (!run_step(state, at, context, config, q)) return;
+      }
+    }
+  }
 
-  // A step of one node, through a table of one function per node (rather than every node's
-  // code unrolled into one function); false for a node that has no plain call (run_step
-  // skips it).
+  // ---- a step of one node ----------------------------------------------------------------
+
+  // Node i's call through the task table (rather than every node's code unrolled into one
+  // function); false for a node that has no plain call (run_step runs it as a send target).
   template <class Ctx>
-  bool run_alone(std::size_t i, state_type& state, position_type& at, Ctx& context, const run_config& config) const;
+  bool run_alone(std::size_t i, state_type& state, position_type& at, Ctx& context, const run_config& config) const {
+    if (!has_plain_call<Ctx>[i]) return false;
+    if (at.step >= config.recursion_limit) over_limit(config, at.step, at.active);
+    // The result is built here, on the stack, rather than in a frame with a slot per node.
+    alignas(alone_result<Ctx>.align) std::byte result[alone_result<Ctx>.size];
+    // The node's failure is wrapped here, once, rather than in each node's function (a
+    // handler per node is costly code generation). What fails after the call (the merge, a
+    // router) propagates unwrapped.
+    try {
+      task_table<Ctx>[i](node_at(i), state, context, config, nullptr, result);
+    } catch (const interrupt_signal&) {
+      throw error(detail::no_store_for_interrupt);
+    } catch (...) {
+      detail::fail_node(node_names[i], at.step + 1, std::current_exception());
+    }
+    finish_table<Ctx>[i](*this, i, result, state, at);
+    return true;
+  }
 
+  // The barrier and the next frontier of a step of one node. Keyed by the result's type, not
+  // the node (nodes that write the same channels share it); destroys the result.
   template <class Result>
-  static void finish_alone(const app& self, std::size_t i, void* result, state_type& state, position_type& at);
+  static void finish_alone(const app& self, std::size_t i, void* result, state_type& state, position_type& at) {
+    Result& r = *std::launder(static_cast<Result*>(result));
+    struct destroy {
+      Result& r;
+      ~destroy() { r.~Result(); }
+    } destroy_after{r};
+    using changes = std::conditional_t<A::reactive, channel_set, detail::no_changes>;
+    [[maybe_unused]] changes changed{};
+    detail::next_set<set> next{};
+    // No sends were queued (the caller checked), so this step's sends are the next queues.
+    detail::barrier<names, false>(state, next, &changed, at.sends, [&](auto merge) { merge(r); });
+    detail::next_frontier<A>(i, at.arrived, &changed, next,
+                             [&](auto& n) { self.route_alone(i, state, n.nodes, at.sends); });
+    at.active = next.nodes;
+    at.step += 1;
+  }
   // Per node, from its result slot's type (shared by the nodes whose results have the same
   // type, so nothing here is instantiated per node): the lone step's barrier, and the
   // storage a lone step needs for the result.
@@ -453,72 +528,78 @@ class app {
     return out;
   }
   (std::make_index_sequence<A::size>{});
-  // A::static_next for ran = {i}.
-  static typename A::set next_after(std::size_t i, arrivals& arrived) {
-    typename A::set next = A::table.successors[i];
-    for (std::size_t j = 0; j < A::join_count; ++j) {
-      const auto& row = A::table.join_rows[j];
-      if (row.into == i) arrived[j] = typename A::set{};
-      if (row.sources.test(i)) arrived[j].set(i);
-      if (row.into < A::size && arrived[j].contains_all(row.sources)) {
-        next.set(row.into);
-        arrived[j] = typename A::set{};
-      }
-    }
-    return next;
-  }
 
-  // One step of a graph that runs one node at a time: node `i`'s call, its merge, and the
-  // one node (or none) that runs next. Everything run_step does, with sets of one.
-  // Forced inline: Clang otherwise keeps a step's call out of line, and the call costs
-  // more than the rest of the library's work in a step.
-  template <class Ctx>
-  [[gnu::always_inline]] std::size_t run_chain_link(std::size_t i, state_type& state, arrivals& arrived, Ctx& context,
-                                                    const run_config& config, std::size_t step_no) const;
+  // ---- a chain link: a step of a graph that runs one node at a time ----------------------
+
+  // Node `i`'s step, dispatched to its own code in chunks of detail::fold_chunk nodes
+  // (Clang caps a fold expression at 256 operands); returns the one node that runs next,
+  // or none. `left` counts the steps left under the recursion limit, this one already
+  // taken. Forced inline: Clang otherwise keeps a step's call out of line, and the call
+  // costs more than the rest of the library's work in a step.
   template <std::size_t From, class Ctx>
   [[gnu::always_inline]] std::size_t chain_links_from(std::size_t i, state_type& state, arrivals& arrived, Ctx& context,
-                                                      const run_config& config, std::size_t step_no) const;
+                                                      const run_config& config, std::size_t& left) const {
+    constexpr std::size_t count = A::size - From < detail::fold_chunk ? A::size - From : detail::fold_chunk;
+    if constexpr (From + count < A::size)
+      if (i >= From + count) return chain_links_from<From + count>(i, state, arrived, context, config, left);
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      std::size_t next = detail::none;
+      (void)((i == From + I && (next = chain_link_at<From + I>(state, arrived, context, config, left), true)) || ...);
+      return next;
+    }
+    (std::make_index_sequence<count>{});
+  }
+  // The nodes that may run again right after themselves (a loop of one node): their steps
+  // repeat inside their own link, without going back through the dispatch.
+  static constexpr auto self_loops = [] {
+    std::array<bool, A::size> out{};
+    for (std::size_t i = 0; i < A::size; ++i) out[i] = A::table.successors[i].test(i) || A::table.goes[i].test(i);
+    for (std::size_t b = 0; b < A::branch_count; ++b)
+      if (branch_sources[b] < A::size && A::branch_table[b].targets.test(branch_sources[b]))
+        out[branch_sources[b]] = true;
+    for (const auto& row : A::table.join_rows)
+      if (row.into < A::size && row.sources.test(row.into)) out[row.into] = true;
+    return out;
+  }();
   template <std::size_t I, class Ctx>
   [[gnu::always_inline]] std::size_t chain_link_at(state_type& state, arrivals& arrived, Ctx& context,
-                                                   const run_config& config, std::size_t step_no) const;
-  // The node a go<...> or go_all<...> picks, or none for end (one_at_a_time: at most one).
-  template <class Go>
-  static std::size_t first_target(const Go& g) {
-    static constexpr auto targets = detail::indices_of<typename A::names>(static_cast<typename Go::targets*>(nullptr));
-    if constexpr (requires { g.index(); }) {
-      // A comparison per target rather than a load from the table: the compiler can then
-      // follow a router's choice straight to the next node's code.
-      return [&]<std::size_t... K>(std::index_sequence<K...>) {
-        std::size_t t = detail::none;
-        (void)((g.index() == K && (t = targets[K], true)) || ...);
-        return t;
+                                                   const run_config& config, std::size_t& left) const {
+    for (;;) {
+      detail::next_one next;
+      detail::no_changes none;
+      std::tuple<> no_sends;
+      if constexpr (plain_t<I, Ctx>::value) {
+        auto r = detail::attempt_call(detail::slot_at<I>(nodes_), state, context, config, config.recursion_limit - left);
+        detail::barrier<names, false>(state, next, &none, no_sends, [&](auto merge) { merge(r); });
+      } else {  // a node without a plain call only clears the ephemerals, as run_step does
+        detail::barrier<names, false>(state, next, &none, no_sends, [](auto) {});
       }
-      (std::make_index_sequence<targets.size()>{});
-    } else {
-      for (std::uint64_t mask = g.mask(); mask; mask &= mask - 1)
-        if (auto t = targets[static_cast<std::size_t>(__builtin_ctzll(mask))]; t != detail::none) return t;
-      return detail::none;
+      constexpr std::size_t first = branches_from.offsets[I];
+      detail::next_frontier<A>(std::integral_constant<std::size_t, I>{}, arrived, &none, next, [&](auto& n) {
+        [&]<std::size_t... K>(std::index_sequence<K...>) {
+          (detail::choose<names>(n,
+                                 detail::call_router(detail::slot_at<branches_from.members[first + K]>(routers_), state)),
+           ...);
+        }
+        (std::make_index_sequence<branches_from.offsets[I + 1] - first>{});
+      });
+      if constexpr (!self_loops[I]) {
+        return next.node;
+      } else {
+        if (next.node != I) return next.node;
+        if (take_step(left)) over_limit(config, config.recursion_limit, just(I));
+      }
     }
   }
-
-  template <class Ctx, class Callback>
-  state_type stream_with(state_type input, stream_mode mode, Ctx& context, Callback& callback,
-                         const run_config& config) const;
 
   // ---- a fixed plan ------------------------------------------------------------------------
 
-  // A static acyclic graph on the sequential executor: the supersteps are fixed at compile
-  // time — no frontier, no dispatch (detail/fixed_plan.hpp).
-  // A short plan is compiled as one function, its steps inlined (Clang otherwise calls each
-  // step out of line, which cost W1 about 10 instructions per step); a long one keeps a
-  // function per step. (A chain as one pack expansion over its steps, without
-  // run_fixed_step, cost W1 2.4 instructions per step with g++.)
-  // A long plan's steps are called from pack expansions (run_plan_from), not through
-  // run_fixed_step: as a member, that was three functions per step named after the whole
-  // graph (see task_table), and mangling them made compiling a 400-node chain cubic in its
-  // length. A step of one node is called with that node (detail::fixed_step_call, named
-  // after the node); a step of several through detail::plan_step, named after the nodes'
-  // storage.
+  // A static acyclic graph on the sequential executor: its frontiers are static_next
+  // evaluated at compile time (A::plan_steps), so a run is those steps with no frontier and
+  // no dispatch (engine/plan.hpp). A short plan is one function with its steps inlined
+  // (Clang otherwise calls each step out of line); a long one runs its steps from pack
+  // expansions, each step a function named after its nodes rather than a member named after
+  // the whole graph (g++ mangles such names in time quadratic in their length).
   static constexpr std::size_t inlined_plan_steps = 32;
   static constexpr auto plan_members = detail::flatten_plan<detail::plan_runs(A::plan_steps)>(A::plan_steps);
   static constexpr bool one_node_per_step = plan_members.offsets[A::plan.steps] == A::plan.steps;
@@ -567,7 +648,8 @@ class app {
     (std::make_index_sequence<plan_members.offsets[St + 1] - first>{});
   }
 
-  // ---- one superstep on the frontier -----------------------------------------------------
+
+  // ---- the general step ------------------------------------------------------------------
 
   struct no_slots {};
   template <class Ctx, class Observer>
@@ -589,14 +671,14 @@ class app {
     [[no_unique_address]] std::conditional_t<
         has_sends, typename send_slots_of<Ctx, std::make_index_sequence<has_sends ? A::size : 0>>::type, no_slots>
         sent{};
-    // A durable run's nodes whose kept writes were put back into their slots: not run again.
-    [[no_unique_address]] std::conditional_t<Observer::durable, typename A::set, no_slots> replayed{};
+    // The nodes whose results the observer restored into their slots: not run again.
+    [[no_unique_address]] std::conditional_t<Observer::persists, set, no_slots> restored{};
   };
   // Node i's call (detail::node_task, keyed by the node's type, not the graph's): into its
   // slot of a general step's results, or into a lone step's storage. The addresses of a
   // node and of its slot are read off offsets rather than computed by a function per node:
   // GCC builds the assembler name of each function it compiles, and a member of the app
-  // has a name as long as the graph (5.6 KB per function on dag_200).
+  // has a name as long as the graph.
   template <class Ctx>
   using task_fn = void (*)(const void*, const state_type&, Ctx&, const run_config&, void*, void*);
   template <class Ctx>
@@ -632,40 +714,107 @@ class app {
   // Runs the step's tasks: on the sequential executor in node order, each node through a
   // table of one function per node; on another, as the executor's tasks.
   template <class Ctx, class Observer, class Frame>
-  void run_tasks(const typename A::set& active, Frame& f) const;
+  void run_tasks(const set& active, Frame& f) const {
+    detail::task_outputs out{f.failures.data()};
+    if constexpr (Frame::timed) {
+      out.took = f.took.data();
+      out.children = f.children.data();
+      out.mode = f.observer.mode;
+    }
+    // One node's task: its call, with the failure capture, timing and interrupt scope
+    // around it. A node whose result the observer restored is not run again.
+    auto call = [&](std::size_t i) {
+      task_table<Ctx>[i](node_at(i), f.state, f.context, f.config, result_at<Ctx>(f.results, i), nullptr);
+    };
+    auto node_task = [&](std::size_t i) {
+      if constexpr (Observer::persists) {
+        if (f.restored.test(i)) return;
+        detail::task_outputs mine = out;
+        mine.resume = f.observer.resume_values(i);
+        detail::run_node_task<Frame::timed, true>(call, i, mine);
+      } else {
+        detail::run_node_task<Frame::timed, false>(call, i, out);
+      }
+    };
+    if constexpr (has_sends) {
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>)
+          detail::slot_at<I>(f.sent).resize(std::get<I>(f.queues).size());
+      });
+    }
+    if constexpr (std::is_same_v<Executor, sequential>) {
+      if constexpr (has_sends) {
+        detail::for_each_index<A::size>([&]<std::size_t I>() {
+          if constexpr (plain_t<I, Ctx>::value)
+            if (active.test(I)) node_task(I);
+          for (std::size_t k = 0; k < std::get<I>(f.queues).size(); ++k) run_send_task<I, Ctx, Observer>(f, k);
+        });
+      } else {
+        active.for_each([&](std::size_t i) { node_task(i); });
+      }
+    } else {
+      if constexpr (has_sends) {
+        static constexpr auto send_table = []<std::size_t... I>(std::index_sequence<I...>) {
+          return std::array<void (*)(Frame&, std::size_t), A::size>{&run_send_task<I, Ctx, Observer>...};
+        }
+        (std::make_index_sequence<A::size>{});
+        std::vector<std::pair<std::size_t, std::size_t>> tasks;  // (node, send index or none)
+        detail::for_each_index<A::size>([&]<std::size_t I>() {
+          if constexpr (plain_t<I, Ctx>::value)
+            if (active.test(I)) tasks.emplace_back(I, detail::none);
+          for (std::size_t k = 0; k < std::get<I>(f.queues).size(); ++k) tasks.emplace_back(I, k);
+        });
+        auto task = [&](std::size_t t) {
+          auto [node, k] = tasks[t];
+          if (k == detail::none)
+            node_task(node);
+          else
+            send_table[node](f, k);
+        };
+        executor_.for_each_task(tasks.size(), task);
+      } else {
+        std::array<std::size_t, A::size> tasks{};
+        std::size_t count = 0;
+        for (std::size_t i = 0; i < A::size; ++i)
+          if (active.test(i)) tasks[count++] = i;
+        auto task = [&](std::size_t k) { node_task(tasks[k]); };
+        executor_.for_each_task(count, task);
+      }
+    }
+  }
 
-  // What the barrier builds: the merged state's changed channels, and what the results
-  // choose for the next step (command targets, sends).
+  // What the general step's barrier gathers: the channels it changed (for a reactive graph
+  // or a persisting observer), the next frontier, the next step's sends.
   template <class Observer>
-  struct barrier {
+  struct gathered {
+    static constexpr bool tracks = Observer::persists || A::reactive;
     state_type& state;
     Observer& observer;
-    const typename A::set& active;
+    const set& active;
     std::size_t step;
-    detail::node_set<channel_count<state_type>> changed{};
-    typename A::set next{};
+    [[no_unique_address]] std::conditional_t<tracks, channel_set, detail::no_changes> changed{};
+    detail::next_set<set> next{};
     queues_type next_sends{};
   };
   // The barrier's work for node I: its result merged, then its sends' results in send
-  // order; what they choose collected. Called in node order through a table: a node without
-  // sends shares merge_plain with every node whose result has the same type.
+  // order. Called in node order through a table: a node without sends shares merge_plain
+  // with every node whose result has the same type.
   template <std::size_t I, class Ctx, class Observer>
-  static void merge_task(frame<Ctx, Observer>& f, barrier<Observer>& b, std::size_t) {
+  static void merge_task(frame<Ctx, Observer>& f, gathered<Observer>& g, std::size_t) {
     if constexpr (plain_t<I, Ctx>::value)
-      if (b.active.test(I)) merge_result(b, node_names[I], *detail::slot_at<I>(f.results));
+      if (g.active.test(I)) merge_one(g, node_names[I], *detail::slot_at<I>(f.results));
     if constexpr (has_sends && !std::is_same_v<queue_t<I>, detail::no_queue>)
-      for (auto& slot : detail::slot_at<I>(f.sent)) merge_result(b, node_names[I], *slot.result);
+      for (auto& slot : detail::slot_at<I>(f.sent)) merge_one(g, node_names[I], *slot.result);
   }
   template <class Slot, class Ctx, class Observer>
-  static void merge_plain(frame<Ctx, Observer>& f, barrier<Observer>& b, std::size_t i) {
+  static void merge_plain(frame<Ctx, Observer>& f, gathered<Observer>& g, std::size_t i) {
     if constexpr (!std::is_same_v<Slot, no_result>)
-      if (b.active.test(i))
-        merge_result(b, node_names[i], **static_cast<Slot*>(result_at<Ctx>(f.results, i)));
+      if (g.active.test(i)) merge_one(g, node_names[i], **static_cast<Slot*>(result_at<Ctx>(f.results, i)));
   }
-  // The barrier's table: keyed by result type in a graph without sends, by node otherwise.
+  // The merge table: keyed by result type in a graph without sends, by node otherwise.
   template <class Ctx, class Observer>
   static constexpr auto merge_table = []<std::size_t... I>(std::index_sequence<I...>) {
-    using fn = void (*)(frame<Ctx, Observer>&, barrier<Observer>&, std::size_t);
+    using fn = void (*)(frame<Ctx, Observer>&, gathered<Observer>&, std::size_t);
     if constexpr (has_sends)
       return std::array<fn, A::size>{&merge_task<I, Ctx, Observer>...};
     else
@@ -673,20 +822,79 @@ class app {
   }
   (std::make_index_sequence<A::size>{});
   template <class Observer, class Result>
-  static void merge_result(barrier<Observer>& b, std::string_view name, Result& r) {
-    constexpr bool track = Observer::durable || A::reactive;
-    if constexpr (Observer::streams) b.observer.update(b.step, name, detail::written_channels<state_type>(r.update));
-    if constexpr (track)
-      detail::apply_patch(b.state, std::move(r.update), &b.changed);
-    else
-      detail::apply_patch(b.state, std::move(r.update), nullptr);
-    if constexpr (!std::is_same_v<decltype(r.next), detail::absent_part>)
-      if (r.next) add_targets(b.next, *r.next);
-    if constexpr (has_sends) collect_sends(b.next_sends, r);
+  static void merge_one(gathered<Observer>& g, std::string_view name, Result& r) {
+    if constexpr (Observer::streams) g.observer.update(g.step, name, detail::written_channels<state_type>(r.update));
+    detail::merge_result<names>(g.state, r, g.next, &g.changed, g.next_sends);
   }
 
   template <class Ctx, class Observer>
-  bool run_step(state_type& state, position_type& at, Ctx& context, const run_config& config, Observer& observer) const;
+  bool run_step(state_type& state, position_type& at, Ctx& context, const run_config& config, Observer& observer) const {
+    if (!at.any()) return false;
+    if (at.step >= config.recursion_limit) over_limit(config, at.step, at.active);
+    const std::size_t step_no = at.step + 1;
+    auto ran = at.active;  // the nodes that run in this step, as a node or as a send target
+    if constexpr (has_sends)
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if (!std::get<I>(at.sends).empty()) ran.set(I);
+      });
+
+    using frame_t = frame<Ctx, Observer>;
+    frame_t f{*this, state, context, config, at.sends, observer};
+    if constexpr (Observer::persists) {
+      // Kept results are restored here, on the calling thread, before any task runs: one
+      // that cannot be restored refuses the whole step with nothing run.
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (plain_t<I, Ctx>::value)
+          if (at.active.test(I) && observer.template restore<I>(detail::slot_at<I>(f.results))) f.restored.set(I);
+      });
+    }
+    run_tasks<Ctx, Observer>(at.active, f);
+    if constexpr (Observer::streams) observer.tasks(step_no, at.active, f.failures, f.took, f.children);
+    // A failed step leaves the state as it was; a persisting observer keeps the results of
+    // the nodes that succeeded, and the step pauses (rather than fails) when the only
+    // trouble was interrupts.
+    std::size_t failed = A::size;
+    bool paused = false;
+    for (std::size_t i = 0; i < A::size && failed == A::size; ++i)
+      if (f.failures[i]) {
+        if (detail::is_interrupt(f.failures[i]))
+          paused = true;
+        else
+          failed = i;
+      }
+    if (failed < A::size) {
+      if constexpr (Observer::persists) observer.step_failed(step_no, at, f.results, f.failures);
+      detail::fail_node(node_names[failed], step_no, f.failures[failed]);
+    }
+    if (paused) {
+      if constexpr (Observer::persists) {
+        observer.step_paused(step_no, at, f.results, f.failures);
+        throw detail::paused_step{};
+      } else {
+        throw error(detail::no_store_for_interrupt);
+      }
+    }
+    if constexpr (has_sends)
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>)
+          for (auto& slot : detail::slot_at<I>(f.sent))
+            if (slot.failure) detail::fail_node(node_names[I], step_no, slot.failure);
+      });
+
+    gathered<Observer> g{state, observer, at.active, step_no};
+    if constexpr (Observer::persists) observer.before_merge(state);
+    detail::barrier<names, Observer::persists>(state, g.next, &g.changed, g.next_sends, [&](auto) {
+      ran.for_each([&](std::size_t i) { merge_table<Ctx, Observer>[i](f, g, i); });
+    });
+    detail::next_frontier<A>(ran, at.arrived, &g.changed, g.next,
+                             [&](auto& n) { run_routers(state, ran, n.nodes, g.next_sends); });
+    at.active = g.next.nodes;
+    at.sends = std::move(g.next_sends);
+    at.step = step_no;
+    if constexpr (Observer::persists) observer.step_done(state, at, g.changed);
+    if constexpr (Observer::streams) observer.values(step_no, state);
+    return at.any();
+  }
 
   nodes_tuple nodes_;
   routers_tuple routers_;
@@ -694,6 +902,3 @@ class app {
 };
 
 }  // namespace stategraph
-
-// The definitions of the frontier runs declared above.
-#include <stategraph/detail/frontier.hpp>

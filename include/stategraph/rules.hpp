@@ -13,7 +13,7 @@
 #include <stategraph/schedule.hpp>
 #include <stategraph/schema.hpp>
 #include <stategraph/send.hpp>
-#include <stategraph/detail/call.hpp>
+#include <stategraph/calls.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 

@@ -1,12 +1,10 @@
-// The app: what sg::compile returns, and sg::compile itself. Runs supersteps (BSP): every
-// active node reads the snapshot of the step start, and their patches merge at the barrier
-// in node order. The parts: run_options.hpp (run_config and compile's options), app.hpp
-// (the app and its steps), detail/task.hpp (one node's call), detail/fixed_plan.hpp,
-// detail/apply.hpp (patches into the state), detail/stream.hpp (streamed runs).
+// The app: what sg::compile returns, and sg::compile itself. The parts: run_options.hpp
+// (run_config and compile's options), app.hpp (the app), engine/ (a node's call, the
+// barrier and the next frontier, the fixed plan, streamed runs; docs/architecture.md).
 #pragma once
 
 #include <stategraph/app.hpp>
-#include <stategraph/detail/stream.hpp>
+#include <stategraph/engine/stream.hpp>
 #include <stategraph/run_options.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -64,9 +62,9 @@ auto compile(Args&&... args) {
         boost::mp11::mp_transform<detail::list_of, boost::mp11::mp_copy_if<bound, detail::is_before>>>;
     using after = boost::mp11::mp_flatten<
         boost::mp11::mp_transform<detail::list_of, boost::mp11::mp_copy_if<bound, detail::is_after>>>;
-    using durable = durable_app<plain_app, store_t, before, after>;
-    static_assert(detail::is_complete<durable>,
+    static_assert(detail::is_complete<app_with_store<plain_app, store_t, before, after>>,
                   "stategraph: a graph with a store needs #include <stategraph/checkpoint.hpp>");
+    using durable = typename app_with_store<plain_app, store_t, before, after>::type;
     if constexpr (!durable::codecs_ok) {  // SG013 has printed its diagnostic
       return invalid_app<G>{};
     } else {

@@ -51,8 +51,11 @@ template <class... Nodes>
 struct interrupt_after {
   using list = detail::mp_list<Nodes...>;
 };
+// The seam to the opt-in stores: the app sg::compile returns for a graph given a store and
+// static interrupts. Declared here, defined by <stategraph/checkpoint.hpp>, so the core
+// names no store and no codec.
 template <class App, class Store, class Before, class After>
-class durable_app;  // defined in <stategraph/checkpoint/durable.hpp>
+struct app_with_store;
 
 template <class Executor>
 struct executor_option {

@@ -3,7 +3,7 @@
 // compile time from the graph type.
 #pragma once
 
-#include <stategraph/detail/call.hpp>
+#include <stategraph/calls.hpp>
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/graph.hpp>
 #include <stategraph/node.hpp>
@@ -73,8 +73,6 @@ struct resolve {
   using type = boost::mp11::mp_eval_if_c<found::value == boost::mp11::mp_size<Bound>::value, T,
                                          boost::mp11::mp_at, Bound, found>;
 };
-
-inline constexpr std::size_t none = static_cast<std::size_t>(-1);
 
 // Compile time grows with the length of symbol names too: GCC mangles every function and
 // variable it instantiates, and a name that carries the graph type is as long as the graph.
@@ -255,6 +253,22 @@ constexpr node_set<N> static_next(const graph_tables<N, J>& t, const node_set<N>
     if (arrived[j].contains_all(row.sources) && row.into < N) {
       next.set(row.into);
       arrived[j] = set{};
+    }
+  }
+  return next;
+}
+
+// The same for a step in which only node `i` ran.
+template <std::size_t N, std::size_t J>
+constexpr node_set<N> static_next(const graph_tables<N, J>& t, std::size_t i, std::array<node_set<N>, J>& arrived) {
+  node_set<N> next = t.successors[i];
+  for (std::size_t j = 0; j < J; ++j) {
+    const auto& row = t.join_rows[j];
+    if (row.into == i) arrived[j] = node_set<N>{};
+    if (row.sources.test(i)) arrived[j].set(i);
+    if (row.into < N && arrived[j].contains_all(row.sources)) {
+      next.set(row.into);
+      arrived[j] = node_set<N>{};
     }
   }
   return next;
@@ -694,6 +708,9 @@ struct analysis {
   // The part of the next frontier that does not depend on choices, and updates `arrived`.
   static constexpr set static_next(const set& ran, std::array<set, join_count>& arrived) {
     return detail::static_next(table, ran, arrived);
+  }
+  static constexpr set static_next(std::size_t i, std::array<set, join_count>& arrived) {
+    return detail::static_next(table, i, arrived);
   }
 
   // ---- abstract runs: every frontier a run can reach, ignoring channel values ----------

@@ -6,7 +6,7 @@
 
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/node.hpp>
-#include <stategraph/detail/call.hpp>
+#include <stategraph/calls.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 

@@ -190,3 +190,44 @@ TEST_CASE_TEMPLATE("a fork edited with update_state before it runs: time travel"
 }
 
 }  // namespace durable_update_fork
+
+namespace durable_update_reactive {
+
+struct Tally {
+  sg::counter<int> rounds;
+  int total = 0;
+};
+struct planner {
+  using writes = sg::writes<&Tally::rounds>;
+  auto operator()(sg::view<Tally, sg::reads<>>) const { return sg::write<&Tally::rounds>(1); }
+};
+struct on_rounds {
+  using subscribes = sg::subscribes<&Tally::rounds>;
+  using reads = sg::reads<&Tally::rounds>;
+  using writes = sg::writes<&Tally::total>;
+  auto operator()(sg::view<Tally, reads> in) const { return sg::write<&Tally::total>(in.get<&Tally::rounds>() * 10); }
+};
+using tally_graph = sg::graph<Tally, sg::edge<sg::start, planner>, sg::edge<planner, sg::end>, sg::edge<on_rounds, sg::end>>;
+
+}  // namespace durable_update_reactive
+
+TEST_CASE_TEMPLATE("update_state as a node wakes the subscribers of the channels it changed", F, DURABLE_FIXTURES) {
+  using namespace durable_update_reactive;
+  F fx;
+  auto app = sg::compile<tally_graph>(sg::with_store(fx.store));
+  const sg::thread_id t{"reactive-update"};
+  Tally first = app.invoke(Tally{}, t);
+  CHECK(first.rounds == 1);
+  CHECK(first.total == 10);  // on_rounds reacted to planner's write
+
+  // Written as planner, as if it had run: planner leads to end, but the write changed
+  // rounds, so its subscriber runs next.
+  app.update_state(t, sg::write<&Tally::rounds>(4), sg::as_node<planner>);
+  auto s = app.get_state(t);
+  REQUIRE(s.has_value());
+  CHECK(s->values.rounds == 5);
+  CHECK(s->next == strings{"on_rounds"});
+  Tally out = app.resume(t);
+  CHECK(out.total == 50);
+  CHECK(app.get_state(t)->next.empty());
+}

@@ -245,7 +245,7 @@ class durable_app {
   class runner {
    public:
     static constexpr bool streams = false;
-    static constexpr bool durable = true;
+    static constexpr bool persists = true;
 
     runner(const durable_app& owner, std::string thread) : self(owner), thread(std::move(thread)) {}
 
@@ -364,8 +364,7 @@ class durable_app {
     std::int64_t update(patch<E...>&& p, std::size_t node) {
       before_merge(state);
       detail::node_set<channels> changed{};
-      detail::apply_patch(state, std::move(p), &changed);
-      self.app_.route_after(state, node, at);
+      self.app_.update_as(state, std::move(p), node, changed, at);
       at.step = 0;
       ++thread_step;
       return put(checkpoint_source::update, changed, parent, false);
@@ -384,7 +383,7 @@ class durable_app {
         auto ran = scheduled();
         try {
           self.app_.step(state, at, context, config, *this);
-        } catch (const detail::run_paused&) {
+        } catch (const detail::paused_step&) {
           break;
         }
         results = {};
@@ -395,9 +394,9 @@ class durable_app {
       return state;
     }
 
-    // ---- observer hooks (called by app::step) --------------------------------------------
+    // ---- observer hooks (engine/observer.hpp; called by app::step) ------------------------
     template <std::size_t I, class Slot>
-    bool replay(Slot& slot) {
+    bool restore(Slot& slot) {
       if (!results[I]) return false;
       using R = typename Slot::value_type;
       slot.emplace(decode_result<R>(*results[I]));
@@ -590,6 +589,12 @@ class durable_app {
 
   App app_;
   Store* store_;
+};
+
+// What sg::compile returns for a graph given a store (the seam run_options.hpp declares).
+template <class App, class Store, class Before, class After>
+struct app_with_store {
+  using type = durable_app<App, Store, Before, After>;
 };
 
 }  // namespace stategraph

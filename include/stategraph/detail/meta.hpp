@@ -14,6 +14,9 @@
 
 namespace stategraph::detail {
 
+// No node, no index: the sentinel of every search and of a frontier of one node.
+inline constexpr std::size_t none = static_cast<std::size_t>(-1);
+
 using boost::mp11::mp_list;
 
 template <class...>

@@ -5,7 +5,6 @@
 #include <stategraph/channels.hpp>
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/node.hpp>
-#include <stategraph/schedule.hpp>
 #include <stategraph/schema.hpp>
 
 #include <boost/pfr/core.hpp>

@@ -1,15 +1,17 @@
 // The steps of a fixed plan (a static acyclic graph on the sequential executor): each is a
 // known set of nodes, called on the state of the step start and merged in node order, with
 // no frontier and no dispatch. Keyed by the step's node types, not by the graph (see
-// detail/task.hpp for why).
+// engine/task.hpp for why).
 #pragma once
 
-#include <stategraph/detail/apply.hpp>
-#include <stategraph/detail/task.hpp>
+#include <stategraph/engine/apply.hpp>
+#include <stategraph/engine/step.hpp>
+#include <stategraph/engine/task.hpp>
 #include <stategraph/run_options.hpp>
 
 #include <array>
 #include <cstddef>
+#include <tuple>
 #include <utility>
 
 namespace stategraph::detail {
@@ -18,10 +20,14 @@ namespace stategraph::detail {
 // hand-written code.
 template <std::size_t Step, class S, class Ctx, class... N>
 [[gnu::always_inline]] inline void fixed_step(S& state, Ctx& context, const run_config& config, const N&... nodes) {
+  // A fixed plan's frontier is fixed at compile time (next_fixed), nothing reads which
+  // channels changed, and it has no sends: the barrier is the merge alone.
+  next_fixed next;
+  no_changes none;
+  std::tuple<> no_sends;
   if constexpr (sizeof...(N) == 1) {
     auto r = guarded_call(nodes..., state, context, config, Step);
-    if constexpr (has_ephemeral<S>) clear_ephemeral(state);
-    apply_patch(state, std::move(r.update), nullptr);
+    barrier<void, false>(state, next, &none, no_sends, [&](auto merge) { merge(r); });
   } else {
     // Each result is built in its place, in node order (see in_order).
 #if defined(__clang__)
@@ -33,11 +39,12 @@ template <std::size_t Step, class S, class Ctx, class... N>
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif
-    if constexpr (has_ephemeral<S>) clear_ephemeral(state);
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (apply_patch(state, std::move(results.template get<K>().update), nullptr), ...);
-    }
-    (std::index_sequence_for<N...>{});
+    barrier<void, false>(state, next, &none, no_sends, [&](auto merge) {
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (merge(results.template get<K>()), ...);
+      }
+      (std::index_sequence_for<N...>{});
+    });
   }
 }
 

@@ -28,7 +28,7 @@ namespace stategraph::detail {
 template <class State, std::size_t N, class Sink>
 struct streamer {
   static constexpr bool streams = true;
-  static constexpr bool durable = false;
+  static constexpr bool persists = false;
   stream_mode mode;
   const std::array<std::string_view, N>& names;
   Sink& sink;

@@ -2,10 +2,10 @@
 // its failure, the scope sg::interrupt reads. Everything here is keyed by the node's own
 // type, never by the graph's: GCC builds the assembler name of every function it
 // instantiates, and a name that carries app<graph<…>> is as long as the graph — per node,
-// that made compiling the app quadratic in the node count (benchmarks/compile_time/findings.md).
+// that made compiling the app quadratic in the node count.
 #pragma once
 
-#include <stategraph/detail/call.hpp>
+#include <stategraph/calls.hpp>
 #include <stategraph/errors.hpp>
 #include <stategraph/events.hpp>
 #include <stategraph/node.hpp>
@@ -160,15 +160,6 @@ std::array<std::ptrdiff_t, sizeof...(T)> slot_offsets(const slots<T...>& s) {
   (std::index_sequence_for<T...>{});
 }
 
-// Observers see each step. `quiet` is the one invoke uses: it compiles to nothing.
-struct quiet {
-  static constexpr bool streams = false;
-  static constexpr bool durable = false;
-};
-
-// The durable runner (checkpoint/json.hpp) pauses a run by throwing this out of a step.
-struct run_paused {};
-
 // Where sg::interrupt finds the node it runs in and the values a resume gave it.
 struct task_scope {
   std::size_t node = 0;
@@ -202,10 +193,9 @@ inline std::minstd_rand& jitter_source() {
 // ---- calling one node ------------------------------------------------------------------
 
 // The call layers below are forced inline: out of line, each is a call and a return around
-// the node's own code (GCC 12 kept normalise out of line once it stopped being a member of
-// the app: 82 more instructions per invocation of W2). They are also few and free of
-// lambdas: GCC runs its early passes on every function instantiated, inlined or not, and a
-// layer keyed by the node is one more function per node (benchmarks/compile_time/findings.md).
+// the node's own code. They are also few and free of lambdas: GCC runs its early passes on
+// every function instantiated, inlined or not, and a layer keyed by the node is one more
+// function per node.
 
 // The node's own call: its view, a send's payload (none for a plain call), and the context
 // when it takes one.
