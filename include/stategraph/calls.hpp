@@ -131,7 +131,7 @@ constexpr bool callable_with() {
 
 // call_type, looked up only when its ::type is named (so only for the call that is made).
 // Not mp11's mp_defer: that alias checks both calls' validity when std::conditional_t names
-// them (20 MB more of g++'s front end on dag_200).
+// them, which costs every node a second check.
 template <class F, class... Args>
 struct lazy_call_type {
   using type = call_type<F, Args...>;

@@ -96,10 +96,9 @@ inline constexpr std::size_t index_in = find_if_q<List, same_as_q<T>>::value;
 
 // Element I of a long list, read many times (a graph's nodes, by index). On g++, which
 // lacks the builtin __type_pack_element, mp11's mp_at_c deduces against a map of one base
-// per element: a template unification per element for each lookup, so looking up every
-// element of a 400-element list took 0.7 s (3 s at 800). Here the list becomes one class
-// with a plain overload per element, and a lookup is one overload resolution: 0.1 s for 400
-// (0.3 s for 800). Clang has the builtin, which mp_at_c uses.
+// per element, a template unification per element for each lookup: quadratic over a graph.
+// Here the list becomes one class with a plain overload per element, and a lookup is one
+// overload resolution. Clang has the builtin, which mp_at_c uses.
 #if defined(__clang__)
 template <class List>
 struct at_table {

@@ -1,8 +1,8 @@
 // Streamed runs: the observer that turns a run's steps into events, and the input range of
 // app::stream that runs a step each time it reaches the end of what it has. The range is a
 // range-v3 view (it derives from ranges::view_base, so it pipes into range-v3 adaptors) but
-// is written by hand: range-v3's view_facade cost every unit that includes stategraph, whether
-// it streamed or not (0.15 s of g++'s front end, about 5 % of the umbrella header).
+// is written by hand: range-v3's view_facade is costly to compile, and every unit that
+// includes stategraph would pay for it, whether it streamed or not.
 #pragma once
 
 #include <stategraph/errors.hpp>

@@ -95,8 +95,8 @@ deferred(F) -> deferred<F>;
 // The results of a step's nodes, each built in place from a `deferred` call, first to
 // last: the members of an aggregate are initialised in declaration order (a std::tuple's
 // elements are not — libstdc++ builds them last to first — and moving results into one
-// costs a move of every written value). Built with brace elision, `{d0, d1, d2}`, which
-// measured fewer instructions with GCC than nested braces or constructors.
+// costs a move of every written value). Built with brace elision, `{d0, d1, d2}`, which GCC
+// compiles to less code than nested braces or constructors.
 template <class... R>
 struct in_order;
 template <class R>
