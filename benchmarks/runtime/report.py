@@ -77,6 +77,8 @@ def tag_of(compiler):
 
 def ns(seconds):
     value = seconds * 1e9
+    if value < 1:  # W3f's steps take a fraction of a nanosecond
+        return f"{value:.2f}"
     return f"{value:,.1f}" if value < 1000 else f"{value:,.0f}"
 
 
