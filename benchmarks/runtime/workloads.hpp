@@ -197,12 +197,10 @@ inline counter_state loop_bound(counter_state s) {
 //
 // Each workload and each side is compiled in its own translation unit (w1.cpp, w1_hand.cpp,
 // ...), and both measuring binaries link the same objects. The compiler's inlining
-// decisions depend on what else a translation unit contains: with both sides in one file,
-// the hand-written W3 went from 70 to 116 instructions per superstep when the library's
-// merge code changed, because both call the same vector<string>::emplace_back and GCC
-// stopped inlining it for either. Separate files keep the baseline from moving with the
-// library (and one workload's figures from moving when another is added), and make the
-// timed code and the instruction-counted code the same machine code.
+// decisions depend on everything a translation unit contains (both sides share, e.g.,
+// vector<string>::emplace_back), so separate files keep the baseline from moving with the
+// library and one workload's figures from moving when another is added, and make the timed
+// code and the instruction-counted code the same machine code.
 
 State w1_library();
 hand::state w1_hand();
