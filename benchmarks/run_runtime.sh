@@ -144,6 +144,14 @@ done
 } >"$results/machine.txt"
 cat "$results/machine.txt"
 
+for cxx in $compilers; do
+  tag=$(basename "$cxx" | sed 's/[^A-Za-z0-9]//g')
+  [[ $tag == g ]] && tag=gcc
+  if [[ $write_docs == 1 && ! -f $results/$tag-timing.json ]]; then
+    echo "== no timings of $cxx in $results (--no-timing): docs/performance.md left as it is"
+    write_docs=0
+  fi
+done
 if [[ $write_docs == 1 ]]; then
   python3 "$repo/benchmarks/runtime/report.py" "$results" "$repo/docs/performance.md" $compilers
   echo "== docs/performance.md updated"
