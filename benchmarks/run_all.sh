@@ -7,7 +7,7 @@
 #                         [--no-install] [--dry-run]
 #
 # PARTS is a comma-separated list of: runtime, peers, durable, compile-time.
-#   runtime       benchmarks/run_runtime.sh           W1–W3 against hand-written C++
+#   runtime       benchmarks/run_runtime.sh           W1–W3, W3f against hand-written C++
 #   peers         benchmarks/peers/run_peers.sh       oneTBB flow_graph, LangGraph.js (W1–W5)
 #   durable       benchmarks/run_durable.sh           W4–W7, checkpointed runs
 #   compile-time  benchmarks/compile_time/measure.sh  generated graphs, the PNG
@@ -20,9 +20,11 @@
 # --no-install  skip scripts/install-deps.sh and npm
 # --dry-run     check the scripts and print what would run; installs and runs nothing
 #
+# Raw results go to $STATEGRAPH_BUILD_DIR/bench-results/<part> (default <repo>/build), never
+# into the repository; each report reads them from there.
 # Environment: JOBS (parallel builds, default 1: the machine is usually shared). BUILD_ROOT
 # puts every part's build under one directory (BUILD_ROOT/<part>); otherwise each script
-# uses its own default build directory.
+# uses its own default build directory under $STATEGRAPH_BUILD_DIR.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,7 +43,7 @@ while [[ $# -gt 0 ]]; do
     --headers) headers=$2; shift 2 ;;
     --no-install) install=0; shift ;;
     --dry-run) dry=1; shift ;;
-    -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_all.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -133,7 +135,7 @@ fi
 started=$(date -u +%s)
 ran=()
 if wanted runtime; then
-  echo "== run time W1–W3 (docs: runtime section)"
+  echo "== run time W1–W3, W3f (docs: runtime section)"
   with_build_dir runtime "$runtime_sh" "${runtime_args[@]}"
   ran+=(runtime)
 fi

@@ -4,18 +4,24 @@
 # regenerates the durable section of docs/performance.md from what it measured.
 #
 #   benchmarks/run_durable.sh [--compilers "g++"] [--repetitions 10] [--turns 500]
-#                             [--headers REV] [--no-callgrind] [--no-docs] [--dry-run]
+#                             [--headers REV] [--results DIR] [--no-callgrind] [--no-docs]
+#                             [--dry-run]
 #
 # --headers REV measures the library as committed at REV (see run_runtime.sh).
 # --dry-run prints the steps without building or running anything.
 #
-# Environment: BUILD_DIR (default <repo>/build-durable-bench), JOBS (default 1: the machine
-# is shared). SQLite files go to the system temp directory (TMPDIR; it must be a local
-# disk). Raw results go to benchmarks/durable/results/.
+# Raw results go to --results DIR, default $STATEGRAPH_BUILD_DIR/bench-results/durable, never
+# into the repository; the report reads LangGraph.js's W4/W5 from the peers' results beside
+# it (bench-results/peers). Environment: STATEGRAPH_BUILD_DIR (default <repo>/build),
+# BUILD_DIR for the builds (default $STATEGRAPH_BUILD_DIR/bench-durable), JOBS (default 1:
+# the machine is shared). SQLite files go to the system temp directory (TMPDIR; it must be a
+# local disk).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build_root=${BUILD_DIR:-$repo/build-durable-bench}
+build_top=${STATEGRAPH_BUILD_DIR:-$repo/build}
+build_root=${BUILD_DIR:-$build_top/bench-durable}
+results=$build_top/bench-results/durable
 jobs=${JOBS:-1}
 compilers="g++"
 repetitions=10
@@ -30,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     --repetitions) repetitions=$2; shift 2 ;;
     --turns) turns=$2; shift 2 ;;
     --headers) headers=$2; shift 2 ;;
+    --results) results=$2; shift 2 ;;
     --no-callgrind) callgrind=0; shift ;;
     --no-docs) write_docs=0; shift ;;
     --dry-run) dry=1; shift ;;
@@ -42,8 +49,11 @@ run() {  # prints each step; runs it unless --dry-run
   [[ $dry == 1 ]] || "$@"
 }
 
-results=$repo/benchmarks/durable/results
-[[ $dry == 1 ]] || mkdir -p "$results"
+if [[ $dry == 0 ]]; then
+  mkdir -p "$results"
+  results=$(cd "$results" && pwd)
+fi
+peers_results=$(dirname "$results")/peers
 
 # Invocations per callgrind run (N and 2N are run, the difference divided by N): a few
 # million instructions each, so valgrind's start-up is small and the runs stay short.
@@ -171,6 +181,7 @@ fi
 
 if [[ $write_docs == 1 ]]; then
   run python3 "$repo/benchmarks/durable/report.py" "$results" "$repo/docs/performance.md" \
-    "$repo/benchmarks/peers/results" $compilers
+    "$peers_results" $compilers
   [[ $dry == 1 ]] || echo "== docs/performance.md updated"
 fi
+echo "== raw results in $results"

@@ -1,45 +1,56 @@
 #!/usr/bin/env bash
-# Builds and runs the run-time benchmarks W1–W3 (library and hand-written baseline side by
-# side), counts heap allocations and callgrind instructions per superstep, and regenerates
-# the run-time section of docs/performance.md from what it measured.
+# Builds and runs the run-time benchmarks W1–W3 and W3f (library and hand-written baseline
+# side by side), counts heap allocations and callgrind instructions per superstep, and
+# regenerates the run-time section of docs/performance.md from what it measured.
 #
 #   benchmarks/run_runtime.sh [--compilers "g++ clang++"] [--repetitions 10]
-#                             [--headers REV] [--no-docs]
+#                             [--headers REV] [--results DIR] [--no-timing] [--no-docs]
 #
 # --headers REV measures the library as committed at REV (a clean export of that commit with
 # this working tree's benchmarks/ laid over it) instead of the working tree — for figures
 # that name the exact library version while others are still editing include/.
 #
-# Environment: BUILD_DIR (default <repo>/build-bench), JOBS (default 1: the machine is
-# shared). Raw results go to benchmarks/runtime/results/, so every figure in the docs can be
-# traced to the run that produced it.
+# --no-timing skips Google Benchmark (the check, allocation and instruction counts still
+# run); the docs then need timings of an earlier run in the same results folder.
+#
+# Raw results (Google Benchmark JSON, allocation and instruction counts, machine.txt) go to
+# --results DIR, default $STATEGRAPH_BUILD_DIR/bench-results/runtime, never into the
+# repository. Environment: STATEGRAPH_BUILD_DIR (default <repo>/build), BUILD_DIR for the
+# builds (default $STATEGRAPH_BUILD_DIR/bench-runtime), JOBS (default 1: the machine is
+# shared).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build_root=${BUILD_DIR:-$repo/build-bench}
+build_top=${STATEGRAPH_BUILD_DIR:-$repo/build}
+build_root=${BUILD_DIR:-$build_top/bench-runtime}
+results=$build_top/bench-results/runtime
 jobs=${JOBS:-1}
 compilers="g++ clang++"
 repetitions=10
 headers=""
+timing=1
 write_docs=1
 while [[ $# -gt 0 ]]; do
   case $1 in
     --compilers) compilers=$2; shift 2 ;;
     --repetitions) repetitions=$2; shift 2 ;;
     --headers) headers=$2; shift 2 ;;
+    --results) results=$2; shift 2 ;;
+    --no-timing) timing=0; shift ;;
     --no-docs) write_docs=0; shift ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
 
-results=$repo/benchmarks/runtime/results
 mkdir -p "$results"
+results=$(cd "$results" && pwd)
 
 # Invocations per callgrind run: N and 2N are run and the difference is divided by N, so the
-# start-up cost cancels. Chosen so that N invocations are 20,000 supersteps of W1 and W3.
-declare -A callgrind_n=([W1]=2000 [W2]=2000 [W3]=20)
-# The unit of each workload's figure, per invocation: supersteps for W1/W3, invocations for W2.
-declare -A units=([W1]=10 [W2]=1 [W3]=1000)
+# start-up cost cancels. Chosen so that N invocations are 20,000 supersteps of W1, W3, W3f.
+declare -A callgrind_n=([W1]=2000 [W2]=2000 [W3]=20 [W3f]=20)
+# The unit of each workload's figure, per invocation: supersteps for W1/W3/W3f, invocations
+# for W2.
+declare -A units=([W1]=10 [W2]=1 [W3]=1000 [W3f]=1000)
 
 src=$repo
 variant=tree
@@ -82,12 +93,14 @@ for cxx in $compilers; do
   echo "== $cxx: invoke's short cuts agree with the general superstep"
   "$bin/stategraph_runtime_paths"
 
-  echo "== $cxx: time (Google Benchmark, $repetitions repetitions, randomly interleaved)"
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-  "$bin/stategraph_bench_runtime" --benchmark_repetitions="$repetitions" \
-    --benchmark_enable_random_interleaving=true --benchmark_min_time=0.2 \
-    --benchmark_display_aggregates_only=true \
-    --benchmark_out="$results/$tag-timing.json" --benchmark_out_format=json
+  if [[ $timing == 1 ]]; then
+    echo "== $cxx: time (Google Benchmark, $repetitions repetitions, randomly interleaved)"
+    "$bin/stategraph_bench_runtime" --benchmark_repetitions="$repetitions" \
+      --benchmark_enable_random_interleaving=true --benchmark_min_time=0.2 \
+      --benchmark_display_aggregates_only=true \
+      --benchmark_out="$results/$tag-timing.json" --benchmark_out_format=json
+  fi
   load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
   echo "== $cxx: heap allocations"
@@ -97,7 +110,7 @@ for cxx in $compilers; do
   {
     echo "{\"load_before\": \"$load_before\", \"load_after\": \"$load_after\", \"instructions\": ["
     first=1
-    for w in W1 W2 W3; do
+    for w in W1 W2 W3 W3f; do
       n=${callgrind_n[$w]}
       for side in library hand; do
         one=$(instructions_of "$bin/stategraph_count_runtime" "$w" "$side" "$n")
@@ -131,7 +144,17 @@ done
 } >"$results/machine.txt"
 cat "$results/machine.txt"
 
+for cxx in $compilers; do
+  tag=$(basename "$cxx" | sed 's/[^A-Za-z0-9]//g')
+  [[ $tag == g ]] && tag=gcc
+  if [[ $write_docs == 1 && ! -f $results/$tag-timing.json ]]; then
+    echo "== no timings of $cxx in $results (--no-timing): docs/performance.md left as it is"
+    write_docs=0
+  fi
+done
 if [[ $write_docs == 1 ]]; then
   python3 "$repo/benchmarks/runtime/report.py" "$results" "$repo/docs/performance.md" $compilers
   echo "== docs/performance.md updated"
 fi
+echo "== raw results in $results"
+

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the compile-time workloads of shared/design/benchmarks.md as translation units.
 
-usage: generate.py OUTDIR [--sizes 10,50,100,200,400]
+usage: generate.py OUTDIR [--sizes 10,50,100,200,400,1000] [--shapes chain,dag,loop]
 
 Each unit defines a state, one struct per node, a graph, and a main() that compiles the
 graph with sg::compile and invokes it once, returning 0 only when the run ended in the state
@@ -15,6 +15,9 @@ Shapes, for N nodes:
          last-value channel `choice`, which is valid only because they never run together).
          The next hub joins w_k_0 and w_k_1 (sg::join) and follows w_k_2 and w_k_3 by edges;
          the last layer's workers go to end. Hubs write the last-value channel `last`.
+  loop   a loop through a chain: start -> n1 -> ... -> nN, and nN's router goes back to n1
+         while `counter` is below 2N, else to end (2N supersteps, one node at a time).
+         Every node writes `last`, as in the chain.
 
 Violations (OUTDIR/violations/sgNNN.cpp): the 10-node chain (the 10-node dag for SG008)
 with exactly one mistake breaking rule SGNNN. manifest.csv lists every file with its
@@ -151,6 +154,33 @@ def chain(n, violation=None):
     return "\n\n".join(parts), expected
 
 
+LOOP_ROUNDS = 2  # 2N supersteps: under the default recursion limit for N up to 5,000
+
+
+def loop(n, violation=None):
+    """The chain of n nodes whose last node branches back to the first; returns (source, expected)."""
+    if violation:
+        raise SystemExit("generate.py: violations are written for the chain and the dag only")
+    names = [f"n{i}" for i in range(1, n + 1)]
+    bound = LOOP_ROUNDS * n
+    parts = ["\n".join(f"struct {nm};" for nm in names)]
+    parts += [node(nm, writes_last=True) for nm in names]
+    parts.append("\n".join([
+        "struct back {",
+        "  using reads = sg::reads<&State::counter>;",
+        f"  sg::go<{names[0]}, sg::end> operator()(sg::view<State, reads> in) const {{",
+        f"    if (in.get<&State::counter>() < {bound}) return sg::to<{names[0]}>;",
+        "    return sg::to<sg::end>;",
+        "  }",
+        "};",
+    ]))
+    elements = [f"sg::edge<sg::start, {names[0]}>"]
+    elements += [f"sg::edge<{a}, {b}>" for a, b in zip(names, names[1:])]
+    elements.append(f"sg::branch<{names[-1]}, back>")
+    parts.append(graph(elements))
+    return "\n\n".join(parts), bound
+
+
 def dag(n, violation=None):
     """The layered dag of n nodes (n a multiple of 5); returns (source, expected)."""
     if n % 5:
@@ -201,12 +231,19 @@ def write(path, what, source, expected):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
-    ap.add_argument("--sizes", default="10,50,100,200,400")
+    ap.add_argument("--sizes", default="10,50,100,200,400,1000")
+    ap.add_argument("--shapes", default="chain,dag,loop")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    makers = {"chain": chain, "dag": dag, "loop": loop}
+    shapes = args.shapes.split(",")
+    for shape in shapes:
+        if shape not in makers:
+            raise SystemExit(f"generate.py: unknown shape {shape} (shapes: {', '.join(makers)})")
     os.makedirs(os.path.join(args.outdir, "violations"), exist_ok=True)
     rows = []
-    for shape, make in (("chain", chain), ("dag", dag)):
+    for shape in shapes:
+        make = makers[shape]
         for n in sizes:
             rel = f"{shape}_{n}.cpp"
             source, expected = make(n)

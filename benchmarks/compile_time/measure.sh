@@ -1,32 +1,39 @@
 #!/usr/bin/env bash
 # Measures what a graph costs to compile: wall seconds, CPU seconds and peak memory of
-# `<compiler> -O2 -std=c++20 -c` on the generated graphs (chain and layered dag of 10, 50,
-# 100, 200 and 400 nodes: 400 shows the growth past the goal's 200), the time until the
-# error for one violation of each rule SG001..SG011,
-# and where the time goes for the largest graphs (clang -ftime-trace, g++ -ftime-report;
-# both with the constexpr cap raised, so that a graph over the cap is still traced).
-# Then draws docs/img/compile_time.png and rewrites the compile-time section of
-# docs/performance.md (between its marker comments) from what it measured; --no-docs
-# leaves docs/ (the picture too) untouched.
+# `<compiler> -O2 -std=c++20 -c` on the generated graphs (chain, layered dag and loop through
+# a chain of 10, 50, 100, 200, 400 and 1,000 nodes), the time until the error for one
+# violation of each rule SG001..SG011, and where the time goes for the largest graphs (clang
+# -ftime-trace, g++ -ftime-report; both with the constexpr cap raised, so that a graph over
+# the cap is still traced). Then draws docs/img/compile_time.png and rewrites the
+# compile-time section of docs/performance.md (between its marker comments) from what it
+# measured; --no-docs leaves docs/ (the picture too) untouched.
 #
-#   benchmarks/compile_time/measure.sh [--sizes 10,50,100,200,400] [--reps 3] [--violation-reps N]
-#       [--jobs 1] [--compilers "g++ clang++"] [--snapshot REV] [--include DIR --headers TEXT]
-#       [--no-trace] [--no-docs]
+#   benchmarks/compile_time/measure.sh [--sizes 10,50,100,200,400,1000] [--shapes chain,dag,loop]
+#       [--reps 3] [--violation-reps N] [--jobs 1] [--compilers "g++ clang++"] [--snapshot REV]
+#       [--include DIR --headers TEXT] [--results DIR] [--no-trace] [--no-docs]
 #
 # --snapshot REV measures the headers of a committed revision (git archive of include/)
 # instead of the working tree, so that edits in progress do not change the figures.
 # --include DIR measures a copy of the headers elsewhere; --headers says what it holds (for
 # the report), e.g. "5abcb3a with schedule.hpp, rules.hpp of 1234567".
-# Environment: BUILD_DIR (default <repo>/build-peers/compile_time) for generated sources and
-# objects. Raw results go to benchmarks/compile_time/results/. The machine is shared: each
-# point is measured --reps times, interleaved, and the median is reported. --jobs 2 runs the
-# compilers of one point side by side (halves the time; each then competes with the other).
+# --violation-reps 0 skips the violations.
+#
+# Raw results (graphs.csv, violations.csv, summary.csv, the plot's .dat files, traces,
+# machine.txt) go to --results DIR, default $STATEGRAPH_BUILD_DIR/bench-results/compile_time,
+# never into the repository. Environment: STATEGRAPH_BUILD_DIR (default <repo>/build),
+# BUILD_DIR for generated sources and objects (default $STATEGRAPH_BUILD_DIR/bench-compile-time).
+# The machine is shared: each point is measured --reps times, interleaved, and the median is
+# reported. --jobs 2 runs the compilers of one point side by side (halves the time; each then
+# competes with the other).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-build=${BUILD_DIR:-$repo/build-peers/compile_time}
-sizes=10,50,100,200,400
+build_top=${STATEGRAPH_BUILD_DIR:-$repo/build}
+build=${BUILD_DIR:-$build_top/bench-compile-time}
+results=$build_top/bench-results/compile_time
+sizes=10,50,100,200,400,1000
+shapes=chain,dag,loop
 reps=3
 violation_reps=""
 jobs=1
@@ -39,6 +46,8 @@ docs=1
 while [[ $# -gt 0 ]]; do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;
+    --shapes) shapes=$2; shift 2 ;;
+    --results) results=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --violation-reps) violation_reps=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
@@ -57,10 +66,10 @@ for tool in /usr/bin/time python3 gnuplot; do
   command -v "$tool" >/dev/null || { echo "measure.sh: $tool is missing (scripts/install-deps.sh --bench)" >&2; exit 1; }
 done
 
-results=$here/results
 gen=$build/gen
 objs=$build/obj
 mkdir -p "$results" "$gen" "$objs"
+results=$(cd "$results" && pwd)
 
 include=$repo/include
 headers="working tree of $(git -C "$repo" rev-parse --short HEAD)"
@@ -79,7 +88,7 @@ elif [[ -n $(git -C "$repo" status --porcelain -- include) ]]; then
   headers="$headers, with uncommitted changes in include/"
 fi
 
-python3 "$here/generate.py" "$gen" --sizes "$sizes"
+python3 "$here/generate.py" "$gen" --sizes "$sizes" --shapes "$shapes"
 
 # ---- the machine ----------------------------------------------------------------------------
 {
@@ -231,7 +240,7 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$results/machine
 # ---- where the time goes, for the largest graphs ---------------------------------------------
 largest=$(tr ',' '\n' <<<"$sizes" | sort -n | tail -1)
 if [[ $trace == 1 ]]; then
-  for shape in chain dag; do
+  for shape in ${shapes//,/ }; do
     src=$gen/${shape}_$largest.cpp
     if [[ " $compilers " == *" clang++ "* ]]; then
       clang++ -O2 -std=c++20 "$(raised_limit clang++)" -I"$include" -ftime-trace -ftime-trace-granularity=500 -c "$src" \

@@ -6,12 +6,15 @@
 #       [--include DIR] [--kinds parse,rules,calls,full,named]
 #
 # --include compiles against another copy of the headers (an experiment outside the tree).
-# Environment: BUILD_DIR as for measure.sh. The machine is shared: read CPU time, not wall.
+# Prints to stdout only (redirect it into the build folder to keep it). Environment:
+# STATEGRAPH_BUILD_DIR and BUILD_DIR as for measure.sh. The machine is shared: read CPU
+# time, not wall.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-build=${BUILD_DIR:-$repo/build-peers/compile_time}
+build_top=${STATEGRAPH_BUILD_DIR:-$repo/build}
+build=${BUILD_DIR:-$build_top/bench-compile-time}
 graphs=chain_50,chain_200,dag_50,dag_200
 compilers="g++ clang++"
 include=$repo/include
@@ -27,8 +30,9 @@ while [[ $# -gt 0 ]]; do
 done
 
 sizes=$(tr ',' '\n' <<<"$graphs" | sed 's/.*_//' | sort -nu | paste -sd,)
+shapes=$(tr ',' '\n' <<<"$graphs" | sed 's/_.*//' | sort -u | paste -sd,)
 mkdir -p "$build/gen" "$build/probes" "$build/obj"
-python3 "$here/generate.py" "$build/gen" --sizes "$sizes"
+python3 "$here/generate.py" "$build/gen" --sizes "$sizes" --shapes "$shapes"
 python3 "$here/probe.py" "$build/gen" "$build/probes" --graphs "$graphs"
 
 echo "compiler,graph,kind,cpu_s,max_rss_mib,exit"

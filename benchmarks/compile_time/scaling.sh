@@ -8,23 +8,27 @@
 # Prints the least CPU time per point, and the cost of each node added since the size before.
 #
 #   benchmarks/compile_time/scaling.sh [--shapes dag] [--sizes 10,50,100,150,200,250,300]
-#       [--reps 2] [--compilers g++] [--headers DIR[,DIR2]] [--out results/scaling.csv]
+#       [--reps 2] [--compilers g++] [--headers DIR[,DIR2]] [--out FILE]
 #
 # --headers: directories holding stategraph/ (default: this tree's include/). Two of them make
 # an A/B comparison; a committed revision's headers can be had with
 #   mkdir -p /tmp/h && git archive REV include | tar -x -C /tmp/h --strip-components=1
-# Environment: BUILD_DIR as for measure.sh (generated sources go to $BUILD_DIR/scaling).
+# --shapes takes chain, dag and loop (see generate.py). The raw rows go to --out, default
+# $STATEGRAPH_BUILD_DIR/bench-results/compile_time/scaling.csv, never into the repository.
+# Environment: STATEGRAPH_BUILD_DIR and BUILD_DIR as for measure.sh (generated sources go to
+# $BUILD_DIR/scaling).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-build=${BUILD_DIR:-$repo/build-peers/compile_time}
+build_top=${STATEGRAPH_BUILD_DIR:-$repo/build}
+build=${BUILD_DIR:-$build_top/bench-compile-time}
 shapes=dag
 sizes=10,50,100,150,200,250,300
 reps=2
 compilers=g++
 headers=$repo/include
-out=$here/results/scaling.csv
+out=$build_top/bench-results/compile_time/scaling.csv
 while [[ $# -gt 0 ]]; do
   case $1 in
     --shapes) shapes=$2; shift 2 ;;
@@ -45,7 +49,7 @@ done
 
 gen=$build/scaling
 mkdir -p "$gen" "$(dirname "$out")"
-python3 "$here/generate.py" "$gen" --sizes "$sizes" >/dev/null
+python3 "$here/generate.py" "$gen" --sizes "$sizes" --shapes "$shapes" >/dev/null
 
 echo "headers,compiler,shape,nodes,rep,cpu_s,max_rss_mib,ggc_mb" >"$out"
 ggc() {  # the front end's allocations: deterministic

@@ -5,9 +5,9 @@ usage: report.py RESULTS_DIR DOCS_FILE PEERS_RESULTS_DIR COMPILER...
 
 Only the text between the durable marker comments is replaced. A file without them gets the
 section inserted before the peers section (after the run-time section and any text that
-follows it), else after the run-time section, else at the end.
-findings.md next to this script (why a target is missed, what would close it) is included
-as it is: it holds no figures, the tables above it do.
+follows it), else after the run-time section, else at the end. RESULTS_DIR and
+PEERS_RESULTS_DIR are where run_durable.sh and run_peers.sh wrote their raw results (by
+default build/bench-results/durable and .../peers, outside the tracked tree).
 """
 import json
 import os
@@ -144,14 +144,14 @@ def target_text(value, target, what):
 
 
 def section(results, peers_dir, compilers):
-    here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(results, "machine.txt")) as f:
         machine = [line.rstrip("\n") for line in f if line.strip()]
     lg, lg_machine = langgraph(peers_dir)
     global LG_VERSIONS
     LG_VERSIONS = "; ".join(line for line in lg_machine if line.startswith(("date", "LangGraph.js packages", "Node.js")))
     out = [BEGIN, "", "## Checkpointed runs: W4–W7", ""]
-    out.append("Measured by `benchmarks/run_durable.sh`; raw results in `benchmarks/durable/results/`.")
+    out.append("Measured by `benchmarks/run_durable.sh`, which writes its raw results to "
+               "`build/bench-results/durable/` (not tracked).")
     out.append("")
     for line in machine:
         key, _, value = line.partition(": ")
@@ -296,8 +296,6 @@ def section(results, peers_dir, compilers):
 
         # ---- W7 --------------------------------------------------------------------------
         out += w7_section(d["w7"], label)
-    with open(os.path.join(here, "findings.md")) as f:
-        out += [f.read().rstrip("\n"), ""]
     out.append(END)
     return "\n".join(out) + "\n"
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Writes the peers section of docs/performance.md from the raw results of run_peers.sh.
 
-usage: report.py RESULTS_DIR DOCS_FILE
+usage: report.py RESULTS_DIR DOCS_FILE [RUNTIME_RESULTS_DIR]
 
-Only the text between the two marker comments below is replaced. When the run-time
-benchmarks' results exist (benchmarks/runtime/results/gcc-timing.json, written by
-run_runtime.sh), their stategraph and hand-written CPU medians are shown beside the peers'
-for ratios — labelled as a separate run, since they were not measured in the same process.
+Only the text between the two marker comments below is replaced. RESULTS_DIR is where
+run_peers.sh wrote its raw results (by default build/bench-results/peers, outside the
+tracked tree). When the run-time benchmarks' results exist (RUNTIME_RESULTS_DIR, by default
+the `runtime` folder beside RESULTS_DIR, holding gcc-timing.json from run_runtime.sh), their
+stategraph and hand-written CPU medians are shown beside the peers' for ratios — labelled as
+a separate run, since they were not measured in the same process.
 """
 import json
 import os
@@ -15,8 +17,6 @@ import sys
 
 BEGIN = "<!-- peers:begin -->"
 END = "<!-- peers:end -->"
-HERE = os.path.dirname(os.path.abspath(__file__))
-RUNTIME_RESULTS = os.path.join(HERE, "..", "runtime", "results")
 
 WORKLOADS = [
     ("W1", "W1 pipeline10", "per superstep", 1e-9),
@@ -90,9 +90,9 @@ def load_js(results):
     return out
 
 
-def load_runtime():
+def load_runtime(runtime_results):
     """stategraph and hand-written CPU medians (seconds per unit) from run_runtime.sh, g++ build."""
-    path = os.path.join(RUNTIME_RESULTS, "gcc-timing.json")
+    path = os.path.join(runtime_results, "gcc-timing.json")
     if not os.path.exists(path):
         return {}, None
     with open(path) as f:
@@ -107,13 +107,14 @@ def load_runtime():
     return out, data.get("context", {}).get("date", "unknown date")
 
 
-def section(results):
+def section(results, runtime_results):
     with open(os.path.join(results, "machine.txt")) as f:
         machine = [line.rstrip("\n") for line in f if line.strip()]
     tbb, js = load_tbb(results), load_js(results)
-    runtime, runtime_date = load_runtime()
+    runtime, runtime_date = load_runtime(runtime_results)
     out = [BEGIN, "", "## Peers: oneTBB flow_graph and LangGraph.js", ""]
-    out.append("Measured by `benchmarks/peers/run_peers.sh`; raw results in `benchmarks/peers/results/`.")
+    out.append("Measured by `benchmarks/peers/run_peers.sh`, which writes its raw results to "
+               "`build/bench-results/peers/` (not tracked).")
     out.append("")
     for line in machine:
         key, _, value = line.partition(": ")
@@ -139,8 +140,8 @@ def section(results):
         "",
     ]
     if runtime:
-        out += [f"The *stategraph* and *hand-written* rows are CPU medians from `benchmarks/runtime/results/"
-                f"gcc-timing.json` (run_runtime.sh, g++, {runtime_date}) — a separate run, not the same process; "
+        out += [f"The *stategraph* and *hand-written* rows are CPU medians from run_runtime.sh's "
+                f"`gcc-timing.json` (g++, {runtime_date}) — a separate run, not the same process; "
                 "ratios are CPU ÷ CPU.", ""]
     for wid, title, unit, scale in WORKLOADS:
         rows = []
@@ -179,10 +180,12 @@ def section(results):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     results, docs = sys.argv[1], sys.argv[2]
-    text = section(results)
+    runtime_results = sys.argv[3] if len(sys.argv) == 4 else os.path.join(os.path.dirname(
+        os.path.abspath(results)), "runtime")
+    text = section(results, runtime_results)
     old = open(docs).read() if os.path.exists(docs) else "# Performance\n\n"
     if BEGIN in old and END in old:
         head, rest = old.split(BEGIN, 1)

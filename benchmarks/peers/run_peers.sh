@@ -3,22 +3,28 @@
 # in onetbb/) and LangGraph.js (W1-W5; node project in langgraphjs/), then rewrites the peers
 # section of docs/performance.md (between its marker comments) from what they measured.
 #
-#   benchmarks/peers/run_peers.sh [--no-tbb] [--no-js] [--no-docs]
+#   benchmarks/peers/run_peers.sh [--results DIR] [--no-tbb] [--no-js] [--no-docs]
 #
-# Environment: BUILD_DIR (default <repo>/build-peers) for the oneTBB build. LangGraph.js's
-# packages are installed from the committed package-lock.json (npm ci) when missing; the
-# SQLite driver better-sqlite3 compiles its native part from source, which takes minutes.
-# Raw results go to benchmarks/peers/results/.
+# Raw results go to --results DIR, default $STATEGRAPH_BUILD_DIR/bench-results/peers, never
+# into the repository; the report reads run_runtime.sh's results beside it
+# (bench-results/runtime) for the stategraph rows. Environment: STATEGRAPH_BUILD_DIR
+# (default <repo>/build), BUILD_DIR for the oneTBB build (default
+# $STATEGRAPH_BUILD_DIR/bench-peers). LangGraph.js's packages are installed from the
+# committed package-lock.json (npm ci) when missing; the SQLite driver better-sqlite3
+# compiles its native part from source, which takes minutes.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-build=${BUILD_DIR:-$repo/build-peers}
+build_top=${STATEGRAPH_BUILD_DIR:-$repo/build}
+build=${BUILD_DIR:-$build_top/bench-peers}
+results=$build_top/bench-results/peers
 tbb=1
 js=1
 docs=1
 while [[ $# -gt 0 ]]; do
   case $1 in
+    --results) results=$2; shift 2 ;;
     --no-tbb) tbb=0; shift ;;
     --no-js) js=0; shift ;;
     --no-docs) docs=0; shift ;;
@@ -26,8 +32,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-results=$here/results
 mkdir -p "$results"
+results=$(cd "$results" && pwd)
 
 version_of() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "not installed"; }
 {
@@ -72,6 +78,6 @@ fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$results/machine.txt"
 
 if [[ $docs == 1 ]]; then
-  python3 "$here/report.py" "$results" "$repo/docs/performance.md"
+  python3 "$here/report.py" "$results" "$repo/docs/performance.md" "$(dirname "$results")/runtime"
 fi
 echo "run_peers.sh: results in $results"

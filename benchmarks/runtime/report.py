@@ -3,6 +3,9 @@
 
 usage: report.py RESULTS_DIR DOCS_FILE COMPILER...
 
+RESULTS_DIR is where run_runtime.sh wrote its raw results (by default
+build/bench-results/runtime, outside the tracked tree).
+
 Only the text between the two marker comments below is replaced; the rest of the file
 (other engineers' sections for W4-W7 and compile time) is left as it is. A file without the
 markers gets the section appended.
@@ -35,7 +38,16 @@ WORKLOADS = [
         ("W3_loop1000/library", "library", "stategraph"),
         ("W3_loop1000/hand", "hand", "hand-written C++"),
     ]),
+    ("W3f", "W3f framework alone — W3's loop, the node only adds 1, the bound read from a `volatile` every step",
+     "ns per superstep", "sec_per_superstep", [
+        ("W3f_loop_bound/library", "library", "stategraph"),
+        ("W3f_loop_bound/hand", "hand", "hand-written C++, plain inlinable calls"),
+    ]),
 ]
+
+# Workloads whose figure of merit is the library's instructions per step above the
+# hand-written loop's (the framework's own cost), printed under the table.
+DIFFERENCE = {"W3f"}
 
 # Figures from shared/design/benchmarks.md, measured on another machine "like ours"
 # (2 cores, g++ 12 -O2). They are quoted, not measured by this script.
@@ -65,6 +77,8 @@ def tag_of(compiler):
 
 def ns(seconds):
     value = seconds * 1e9
+    if value < 1:  # W3f's steps take a fraction of a nanosecond
+        return f"{value:.2f}"
     return f"{value:,.1f}" if value < 1000 else f"{value:,.0f}"
 
 
@@ -94,8 +108,9 @@ def machine_lines(results):
 def section(results, compilers):
     data = {c: load(results, tag_of(c)) for c in compilers}
     machine = machine_lines(results)
-    out = [BEGIN, "", "## Run time: W1–W3 against hand-written C++", ""]
-    out.append("Measured by `benchmarks/run_runtime.sh`; raw results in `benchmarks/runtime/results/`.")
+    out = [BEGIN, "", "## Run time: W1–W3 and W3f against hand-written C++", ""]
+    out.append("Measured by `benchmarks/run_runtime.sh`, which writes its raw results to "
+               "`build/bench-results/runtime/` (not tracked).")
     out.append("")
     for line in machine:
         key, _, value = line.partition(": ")
@@ -130,7 +145,8 @@ def section(results, compilers):
                    f"instructions {per} | instructions ÷ hand-written | {allocs_head} | "
                    f"reference figures, measured elsewhere, not by us |")
         out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-        refs = list(REFERENCE[wid])
+        refs = list(REFERENCE.get(wid, []))
+        differences = []
         for c in compilers:
             timing, allocs, instructions = data[c]
             figures = []
@@ -141,12 +157,15 @@ def section(results, compilers):
                 al = next(a for a in allocs if a["workload"] == wid and a["side"] == side)
                 figures.append((label, statistics.median(runs), min(runs), max(runs), ir, al))
             hand = figures[-1]
+            if wid in DIFFERENCE and figures[0][4] is not None and hand[4] is not None:
+                differences.append(f"{c} {figures[0][4]:,.2f} vs {hand[4]:,.2f} "
+                                   f"({figures[0][4] - hand[4]:+,.2f})")
             for k, (label, med, lo, hi, ir, al) in enumerate(figures):
                 baseline = k == len(figures) - 1
                 ref = ""
                 if baseline and c == compilers[0] and refs and refs[0][0] == "hand-written C++":
                     ref = f"hand-written C++: {refs.pop(0)[1]}"
-                ir_text = f"{ir:,.1f}" if ir is not None else "not counted"
+                ir_text = (f"{ir:,.2f}" if ir < 100 else f"{ir:,.1f}") if ir is not None else "not counted"
                 ir_ratio = "1.00×" if baseline else (ratio(ir, hand[4]) if ir is not None else "")
                 out.append(
                     f"| {c} | {label} | {ns(med)} | {ns(lo)}–{ns(hi)} | "
@@ -155,6 +174,10 @@ def section(results, compilers):
         for name, figure in refs:
             out.append(f"| — | {name} | not run by this script | | | | | | {name}: {figure} |")
         out.append("")
+        if differences:
+            out.append("Instructions per step, stategraph vs hand-written (the difference is the framework's own "
+                       "cost per step): " + "; ".join(differences) + ".")
+            out.append("")
     out.append(END)
     return "\n".join(out) + "\n"
 

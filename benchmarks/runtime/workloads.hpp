@@ -1,8 +1,9 @@
-// The run-time workloads W1–W3 of shared/design/benchmarks.md, each twice: as a stategraph
-// graph and as the hand-written C++ a careful engineer would write instead (plain
+// The run-time workloads W1–W3 and W3f of shared/design/benchmarks.md, each twice: as a
+// stategraph graph and as the hand-written C++ a careful engineer would write instead (plain
 // functions on a plain struct, each node returning its update, the merge written by hand).
-// Both sides do the same work — a node adds 1 to `counter` and appends its own name to
-// `log` — so the difference between them is the framework's own cost.
+// Both sides do the same work — in W1–W3 a node adds 1 to `counter` and appends its own
+// name to `log`; in W3f it only adds 1 — so the difference between them is the framework's
+// own cost.
 #pragma once
 
 #include <stategraph/stategraph.hpp>
@@ -96,6 +97,31 @@ struct again {
 using graph = sg::graph<State, sg::edge<sg::start, step>, sg::branch<step, again>>;
 }  // namespace w3
 
+// W3f, the framework alone: W3's loop whose node only adds 1 to a counter. The bound is a
+// volatile read every step, so neither side's loop can be folded or unrolled into a constant.
+namespace w3f {
+inline volatile int bound = 1000;
+inline constexpr int rounds = 1000;  // what `bound` holds; the checks compare with it
+inline constexpr std::size_t supersteps = rounds;
+struct CounterState {
+  sg::counter<int> counter;
+};
+struct step {
+  static constexpr std::string_view name = names::step;
+  using reads = sg::reads<>;
+  using writes = sg::writes<&CounterState::counter>;
+  auto operator()(sg::view<CounterState, reads>) const { return sg::write<&CounterState::counter>(1); }
+};
+struct again {
+  using reads = sg::reads<&CounterState::counter>;
+  sg::go<step, sg::end> operator()(sg::view<CounterState, reads> in) const {
+    if (in.get<&CounterState::counter>() < bound) return sg::to<step>;
+    return sg::to<sg::end>;
+  }
+};
+using graph = sg::graph<CounterState, sg::edge<sg::start, step>, sg::branch<step, again>>;
+}  // namespace w3f
+
 // ---- the hand-written side ----------------------------------------------------------------
 //
 // The same BSP discipline without a framework: a node reads the state and returns its
@@ -151,18 +177,30 @@ inline state loop1000(state s) {
   return s;
 }
 
+// W3f: the same node, merge and condition as plain inlinable functions.
+struct counter_state {
+  int counter = 0;
+};
+inline int add_one(const counter_state&) { return 1; }
+inline void merge(counter_state& s, int u) { s.counter += u; }
+inline bool again(const counter_state& s) { return s.counter < w3f::bound; }
+inline counter_state loop_bound(counter_state s) {
+  do {
+    merge(s, add_one(s));
+  } while (again(s));
+  return s;
+}
+
 }  // namespace hand
 
 // ---- entry points: one invocation each ------------------------------------------------------
 //
 // Each workload and each side is compiled in its own translation unit (w1.cpp, w1_hand.cpp,
 // ...), and both measuring binaries link the same objects. The compiler's inlining
-// decisions depend on what else a translation unit contains: with both sides in one file,
-// the hand-written W3 went from 70 to 116 instructions per superstep when the library's
-// merge code changed, because both call the same vector<string>::emplace_back and GCC
-// stopped inlining it for either. Separate files keep the baseline from moving with the
-// library (and one workload's figures from moving when another is added), and make the
-// timed code and the instruction-counted code the same machine code.
+// decisions depend on everything a translation unit contains (both sides share, e.g.,
+// vector<string>::emplace_back), so separate files keep the baseline from moving with the
+// library and one workload's figures from moving when another is added, and make the timed
+// code and the instruction-counted code the same machine code.
 
 State w1_library();
 hand::state w1_hand();
@@ -171,5 +209,7 @@ State w2_pool();  // the library on sg::thread_pool{2}: two threads, the machine
 hand::state w2_hand();
 State w3_library();
 hand::state w3_hand();
+w3f::CounterState w3f_library();
+hand::counter_state w3f_hand();
 
 }  // namespace bench
