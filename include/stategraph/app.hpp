@@ -415,8 +415,12 @@ class app {
     }
   }();
 
+  // Forced inline into run(): there the state is the run's own object, and the compiler can
+  // keep a chain's channels in registers between steps (Clang keeps a state it reaches
+  // through a reference in memory).
   template <class Ctx>
-  void run_frontier(state_type& state, position_type& at, Ctx& context, const run_config& config) const {
+  [[gnu::always_inline]] void run_frontier(state_type& state, position_type& at, Ctx& context,
+                                           const run_config& config) const {
     if constexpr (alone_path && one_at_a_time) {
       // Only steps of one node: the frontier is one index, and the general step is not even
       // compiled for this run.
@@ -427,15 +431,10 @@ class app {
       // only where a node fails, so it is derived there.
       const std::size_t limit = config.recursion_limit;
       std::size_t left = at.step < limit ? limit - at.step : 0;
-      // The run works on a local (the caller's state is only a reference, which may alias
-      // anything): the compiler can then keep its channels in registers between steps. A
-      // node that throws ends the plain run anyway, so nothing is lost by moving.
-      state_type local = std::move(state);
       while (current != detail::none) {
         if (take_step(left)) over_limit(config, limit, just(current));
-        current = chain_links_from<0>(current, local, at.arrived, context, config, left);
+        current = chain_links_from<0>(current, state, at.arrived, context, config, left);
       }
-      state = std::move(local);
       at.active = set{};
       at.step = limit - left;
     } else {
