@@ -486,7 +486,7 @@ class app {
     [[maybe_unused]] changes changed{};
     detail::next_set<set> next{};
     // No sends were queued (the caller checked), so this step's sends are the next queues.
-    detail::barrier<names, false>(state, next, &changed, at.sends, [&](auto merge) { merge(r); });
+    detail::barrier<names, false>(state, next, &changed, at.sends, r);
     detail::next_frontier<A>(i, at.arrived, &changed, next,
                              [&](auto& n) { self.route_alone(i, state, n.nodes, at.sends); });
     at.active = next.nodes;
@@ -569,9 +569,9 @@ class app {
       std::tuple<> no_sends;
       if constexpr (plain_t<I, Ctx>::value) {
         auto r = detail::attempt_call(detail::slot_at<I>(nodes_), state, context, config, config.recursion_limit - left);
-        detail::barrier<names, false>(state, next, &none, no_sends, [&](auto merge) { merge(r); });
+        detail::barrier<names, false>(state, next, &none, no_sends, r);
       } else {  // a node without a plain call only clears the ephemerals, as run_step does
-        detail::barrier<names, false>(state, next, &none, no_sends, [](auto) {});
+        detail::barrier<names, false>(state, next, &none, no_sends);
       }
       constexpr std::size_t first = branches_from.offsets[I];
       detail::next_frontier<A>(std::integral_constant<std::size_t, I>{}, arrived, &none, next, [&](auto& n) {
@@ -882,9 +882,10 @@ class app {
 
     gathered<Observer> g{state, observer, at.active, step_no};
     if constexpr (Observer::persists) observer.before_merge(state);
-    detail::barrier<names, Observer::persists>(state, g.next, &g.changed, g.next_sends, [&](auto) {
-      ran.for_each([&](std::size_t i) { merge_table<Ctx, Observer>[i](f, g, i); });
-    });
+    // The results sit in slots chosen at run time: merged through the merge table, in node
+    // order, each by detail::merge_result (merge_one).
+    detail::each_result in_order{[&](auto) { ran.for_each([&](std::size_t i) { merge_table<Ctx, Observer>[i](f, g, i); }); }};
+    detail::barrier<names, Observer::persists>(state, g.next, &g.changed, g.next_sends, in_order);
     detail::next_frontier<A>(ran, at.arrived, &g.changed, g.next,
                              [&](auto& n) { run_routers(state, ran, n.nodes, g.next_sends); });
     at.active = g.next.nodes;

@@ -27,7 +27,7 @@ template <std::size_t Step, class S, class Ctx, class... N>
   std::tuple<> no_sends;
   if constexpr (sizeof...(N) == 1) {
     auto r = guarded_call(nodes..., state, context, config, Step);
-    barrier<void, false>(state, next, &none, no_sends, [&](auto merge) { merge(r); });
+    barrier<void, false>(state, next, &none, no_sends, r);
   } else {
     // Each result is built in its place, in node order (see in_order).
 #if defined(__clang__)
@@ -39,12 +39,10 @@ template <std::size_t Step, class S, class Ctx, class... N>
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif
-    barrier<void, false>(state, next, &none, no_sends, [&](auto merge) {
-      [&]<std::size_t... K>(std::index_sequence<K...>) {
-        (merge(results.template get<K>()), ...);
-      }
-      (std::index_sequence_for<N...>{});
-    });
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      barrier<void, false>(state, next, &none, no_sends, results.template get<K>()...);
+    }
+    (std::index_sequence_for<N...>{});
   }
 }
 

@@ -102,16 +102,33 @@ template <class Names, class S, class R, class Next, class Changed, class Queues
   if constexpr (R::sends_work) enqueue<Names>(sends, std::move(r.sends));
 }
 
+// The results of a general step, handed to the barrier by `visit(merge)`, which calls
+// merge(result) in node order (the step's results live in slots chosen at run time).
+template <class Visit>
+struct each_result {
+  Visit visit;
+};
+template <class Visit>
+each_result(Visit) -> each_result<Visit>;
+
+template <class Names, class S, class R, class Next, class Changed, class Queues>
+[[gnu::always_inline]] inline void merge_results(S& state, R& r, Next& next, Changed* changed, Queues& sends) {
+  if constexpr (requires { r.visit; })
+    r.visit([&](auto& each) { merge_result<Names>(state, each, next, changed, sends); });
+  else
+    merge_result<Names>(state, r, next, changed, sends);
+}
+
 // The barrier: the ephemeral channels of the step that could read them are cleared (and
-// count as changed for a checkpointed run, MarkCleared), then `results(merge)` hands each
-// result to `merge` in node order (a node's own run, then its sends in send order).
-template <class Names, bool MarkCleared, class S, class Next, class Changed, class Queues, class Results>
-[[gnu::always_inline]] inline void barrier(S& state, Next& next, Changed* changed, Queues& sends, Results&& results) {
+// count as changed for a checkpointed run, MarkCleared), then the results are merged in
+// node order (a node's own run, then its sends in send order).
+template <class Names, bool MarkCleared, class S, class Next, class Changed, class Queues, class... R>
+[[gnu::always_inline]] inline void barrier(S& state, Next& next, Changed* changed, Queues& sends, R&... results) {
   if constexpr (has_ephemeral<S>) {
     clear_ephemeral(state);
     if constexpr (MarkCleared) mark_ephemeral<S>(*changed);
   }
-  results([&](auto& r) { merge_result<Names>(state, r, next, changed, sends); });
+  (merge_results<Names>(state, results, next, changed, sends), ...);
 }
 
 // ---- what runs next --------------------------------------------------------------------
