@@ -102,7 +102,6 @@ TEST_CASE("a router sees the merged state of its step, including a sibling's wri
   CHECK(out.log == strings{"source", "setter", "yes"});
 }
 
-
 namespace reactive_cases {  // named: Clang cannot reflect types with internal linkage
 
 struct State {
