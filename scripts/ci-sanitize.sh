@@ -4,11 +4,12 @@
 #
 #   scripts/ci-sanitize.sh [asan|tsan|all]        (default: asan)
 #
-# asan  the checkpointed-run tests (tests/durable), the crash test and the decoder fuzz
+# asan  the checkpointed-run tests (tests/checkpoints), the crash test and the decoder fuzz
 #       under -fsanitize=address,undefined with leak detection; with Clang also the
 #       libFuzzer target of the decoder for SG_FUZZ_SECONDS (default 60).
-# tsan  the unit, runtime, store and checkpointed-run tests (those the test tree has)
-#       under -fsanitize=thread.
+# tsan  the core tests (stategraph_tests: every feature but checkpoints, stores and pictures),
+#       the store tests and the checkpointed-run tests (those the test tree has) under
+#       -fsanitize=thread.
 #
 # Environment: CXX (default: clang++ when installed, else g++), STATEGRAPH_ASAN_BUILD_DIR
 # (default build-asan), STATEGRAPH_TSAN_BUILD_DIR (default build-tsan), SG_FUZZ_SECONDS,
@@ -27,16 +28,16 @@ export CXX
 is_clang=0
 if "$CXX" --version | grep -qi clang; then is_clang=1; fi
 
-# The durable tests join the project's test tree through tests/CMakeLists.txt; until they
+# The checkpoint tests join the project's test tree through tests/CMakeLists.txt; until they
 # do, a small wrapper project builds them against this checkout.
-durable_included() { grep -q 'add_subdirectory(durable)' tests/CMakeLists.txt; }
+checkpoints_included() { grep -q 'add_subdirectory(checkpoints)' tests/CMakeLists.txt; }
 
 configure() {  # <build dir> <flags> [extra cmake args...]
   local build=$1 flags=$2
   shift 2
   local source=$repo
   local args=(-DSTATEGRAPH_BUILD_TESTS=ON -DSTATEGRAPH_BUILD_EXAMPLES=OFF)
-  if ! durable_included; then
+  if ! checkpoints_included; then
     source=$build/wrapper
     args=()
   fi
@@ -55,8 +56,8 @@ set(STATEGRAPH_BUILD_TESTS ON CACHE BOOL "" FORCE)
 set(STATEGRAPH_BUILD_EXAMPLES OFF CACHE BOOL "" FORCE)
 include(CTest)
 add_subdirectory("$repo" stategraph)
-if(NOT TARGET stategraph_durable_tests)
-  add_subdirectory("$repo/tests/durable" durable)
+if(NOT TARGET stategraph_checkpoint_tests)
+  add_subdirectory("$repo/tests/checkpoints" checkpoints)
 endif()
 EOF
   fi
@@ -86,21 +87,21 @@ run_asan() {
   if ((is_clang)); then fuzz=ON; fi
   echo "== asan+ubsan ($CXX) in $build"
   configure "$build" "$flags" -DSTATEGRAPH_FUZZ=$fuzz
-  local targets=(stategraph_durable_tests stategraph_durable_crash_child stategraph_durable_crash_test
-                 stategraph_durable_fuzz)
-  if ((is_clang)); then targets+=(stategraph_durable_libfuzzer); fi
+  local targets=(stategraph_checkpoint_tests stategraph_checkpoint_crash_child stategraph_checkpoint_crash_test
+                 stategraph_checkpoint_fuzz)
+  if ((is_clang)); then targets+=(stategraph_checkpoint_libfuzzer); fi
   cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:strict_init_order=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  "$(binary "$build" stategraph_durable_tests)"
-  "$(binary "$build" stategraph_durable_crash_test)"
-  "$(binary "$build" stategraph_durable_fuzz)"
+  "$(binary "$build" stategraph_checkpoint_tests)"
+  "$(binary "$build" stategraph_checkpoint_crash_test)"
+  "$(binary "$build" stategraph_checkpoint_fuzz)"
   if ((is_clang)); then
     local corpus=$build/fuzz-corpus
     mkdir -p "$corpus"
     # Every stored text: metadata, values, pieces and pending writes (fuzz_driver.hpp).
-    SG_FUZZ_TARGETS=${SG_FUZZ_TARGETS:-0x3f} "$(binary "$build" stategraph_durable_libfuzzer)" \
+    SG_FUZZ_TARGETS=${SG_FUZZ_TARGETS:-0x3f} "$(binary "$build" stategraph_checkpoint_libfuzzer)" \
       -max_total_time="${SG_FUZZ_SECONDS:-60}" -print_final_stats=1 "$corpus"
   fi
 }
@@ -112,8 +113,7 @@ run_tsan() {
   configure "$build" "$flags"
   # Whichever of the doctest suites the test tree has today.
   local targets
-  mapfile -t targets < <(existing "$build" stategraph_unit_tests stategraph_runtime_tests stategraph_store_tests \
-                           stategraph_durable_tests)
+  mapfile -t targets < <(existing "$build" stategraph_tests stategraph_store_tests stategraph_checkpoint_tests)
   cmake --build "$build" -j"$jobs" --target "${targets[@]}"
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
   for t in "${targets[@]}"; do

@@ -1,0 +1,118 @@
+// Graphs of more than 256 nodes. Clang caps a fold expression at 256 operands, and the
+// library's checks and runs once folded over a graph's elements, nodes and steps: such a
+// graph did not compile with Clang (tests/compile_fail.cmake also compiles this file with the
+// other compiler). g++ once stopped at its template depth of 900 (about 225 nodes).
+#include <stategraph/stategraph.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace sg = stategraph;
+
+namespace large_graph_cases {  // named: Clang cannot reflect types with internal linkage
+
+struct Big {
+  sg::counter<int> count;
+  sg::append<int> order;
+};
+
+template <int I>
+struct link {
+  using writes = sg::writes<&Big::count, &Big::order>;
+  auto operator()(sg::view<Big, sg::reads<>>) const { return sg::write<&Big::count>(1) | sg::write<&Big::order>(I); }
+};
+
+constexpr int length = 300;
+
+// start -> link<0> -> ... -> link<299> -> end: a fixed plan of 300 steps, past the 32 compiled
+// inline and past 256 steps.
+template <int... I>
+sg::graph<Big, sg::edge<sg::start, link<0>>, sg::edge<link<I>, link<I + 1>>..., sg::edge<link<length - 1>, sg::end>>
+chain_of(std::integer_sequence<int, I...>);
+using chain = decltype(chain_of(std::make_integer_sequence<int, length - 1>{}));
+
+// The same links, and a router after the last that goes round twice: one node at a time on
+// the frontier (the chain-link path), 600 steps.
+struct again {
+  using reads = sg::reads<&Big::count>;
+  sg::go<link<0>, sg::end> operator()(sg::view<Big, reads> in) const {
+    if (in.get<&Big::count>() < 2 * length) return sg::to<link<0>>;
+    return sg::to<sg::end>;
+  }
+};
+template <int... I>
+sg::graph<Big, sg::edge<sg::start, link<0>>, sg::edge<link<I>, link<I + 1>>..., sg::branch<link<length - 1>, again>>
+loop_of(std::integer_sequence<int, I...>);
+using loop = decltype(loop_of(std::make_integer_sequence<int, length - 1>{}));
+
+// 40 layers of a hub and two nodes it fans out to, which both lead to the next hub: a fixed
+// plan of 80 steps, every other one running two nodes (detail::plan_step).
+template <int I>
+struct hub : link<I> {};
+template <int I>
+struct left : link<1000 + I> {};
+template <int I>
+struct right : link<2000 + I> {};
+constexpr int layers = 40;
+template <int I>
+using layer = sg::detail::mp_list<sg::edge<hub<I>, left<I>>, sg::edge<hub<I>, right<I>>, sg::edge<left<I>, hub<I + 1>>,
+                                  sg::edge<right<I>, hub<I + 1>>>;
+template <class... Layers>
+struct layered_graph;
+template <class... E>
+struct layered_graph<sg::detail::mp_list<E...>> {
+  using type = sg::graph<Big, sg::edge<sg::start, hub<0>>, E..., sg::edge<hub<layers>, sg::end>>;
+};
+template <int... I>
+boost::mp11::mp_append<layer<I>...> layers_of(std::integer_sequence<int, I...>);
+using layered = typename layered_graph<decltype(layers_of(std::make_integer_sequence<int, layers>{}))>::type;
+
+std::vector<int> rounds(int n) {
+  std::vector<int> out;
+  for (int r = 0; r < n; ++r)
+    for (int i = 0; i < length; ++i) out.push_back(i);
+  return out;
+}
+
+TEST_CASE("a chain of 300 nodes runs as a fixed plan of 300 steps, in order") {
+  static_assert(sg::analysis<chain>::size == length);
+  static_assert(sg::analysis<chain>::plan.fixed && sg::analysis<chain>::plan.steps == length);
+  auto app = sg::compile<chain>();
+  Big out = app.invoke(Big{});
+  CHECK(static_cast<int>(out.count) == length);
+  CHECK(std::vector<int>(out.order) == rounds(1));
+
+  sg::run_config short_limit;
+  short_limit.recursion_limit = 299;
+  CHECK_THROWS_AS(app.invoke(Big{}, short_limit), sg::recursion_limit_error);
+}
+
+TEST_CASE("a layered graph of 121 nodes runs as a fixed plan of 81 steps, two nodes in every other") {
+  using A = sg::analysis<layered>;
+  static_assert(A::size == 3 * layers + 1 && A::plan.fixed && A::plan.steps == 2 * layers + 1);
+  auto app = sg::compile<layered>();
+  Big out = app.invoke(Big{});
+  CHECK(static_cast<int>(out.count) == 3 * layers + 1);
+  std::vector<int> expected;
+  for (int i = 0; i < layers; ++i) {
+    expected.push_back(i);
+    expected.push_back(1000 + i);  // the two nodes of a step merge in node order
+    expected.push_back(2000 + i);
+  }
+  expected.push_back(layers);
+  CHECK(std::vector<int>(out.order) == expected);
+}
+
+TEST_CASE("a loop of 300 nodes runs one node at a time, round twice") {
+  static_assert(sg::analysis<loop>::size == length && !sg::analysis<loop>::plan.fixed);
+  auto app = sg::compile<loop>();
+  Big out = app.invoke(Big{});
+  CHECK(static_cast<int>(out.count) == 2 * length);
+  CHECK(std::vector<int>(out.order) == rounds(2));
+}
+
+}  // namespace large_graph_cases
