@@ -23,6 +23,10 @@ struct sequential {
 // Runs the tasks of a step concurrently on a fixed set of worker threads (the calling
 // thread works too). Dispatch is a function pointer and an atomic counter: no
 // std::function, no allocation per step. Copies share one pool.
+// Calls nest (a task may run another app on the same pool): each call is a job its caller
+// drains, helped by idle workers, then waits only for tasks already begun elsewhere. A thread
+// takes tasks only when idle or from its own call, so waits follow the order jobs were made
+// in and never close into a cycle.
 class thread_pool {
  public:
   explicit thread_pool(std::size_t threads = std::thread::hardware_concurrency())
@@ -45,15 +49,21 @@ class thread_pool {
     (*static_cast<F*>(f))(i);
   }
 
-  // A step's tasks. It lives on the caller's stack: the caller waits until every worker
-  // that took it has let go, and unpublishes it before returning.
+  // A call's tasks. It lives on the caller's stack, linked into the pool's list of open
+  // jobs: the caller waits until every worker that took it has let go, and unlinks it
+  // before returning.
   struct job {
     void (*fn)(void*, std::size_t);
     void* arg;
     std::size_t count;
     std::atomic<std::size_t> next{0};
-    std::size_t done = 0;     // guarded by pool::mutex
-    std::size_t holders = 0;  // workers inside drain(); guarded by pool::mutex
+    std::size_t done = 0;       // guarded by pool::mutex
+    std::size_t holders = 0;    // workers inside drain(); guarded by pool::mutex
+    job* older = nullptr;       // the list of open jobs; guarded by pool::mutex
+    job* newer = nullptr;
+
+    bool has_work() const noexcept { return next.load(std::memory_order_relaxed) < count; }
+    bool finished() const noexcept { return done == count && holders == 0; }
   };
 
   struct pool {
@@ -64,26 +74,27 @@ class thread_pool {
       {
         std::lock_guard lock(mutex);
         stopping = true;
-        ++generation;
       }
       wake.notify_all();
       for (auto& w : workers) w.join();
     }
 
     void run(std::size_t count, void (*fn)(void*, std::size_t), void* arg) {
-      std::lock_guard one_job_at_a_time(exclusive);
       job j{fn, arg, count};
       {
         std::lock_guard lock(mutex);
-        current = &j;
-        ++generation;
+        j.older = newest;
+        if (newest) newest->newer = &j;
+        newest = &j;
       }
       wake.notify_all();
       std::size_t ran = drain(j);
       std::unique_lock lock(mutex);
       j.done += ran;
-      finished.wait(lock, [&] { return j.done == j.count && j.holders == 0; });
-      current = nullptr;
+      finished.wait(lock, [&] { return j.finished(); });
+      if (j.older) j.older->newer = j.newer;
+      if (j.newer) j.newer->older = j.older;
+      else newest = j.older;
     }
 
     static std::size_t drain(job& j) {
@@ -92,31 +103,35 @@ class thread_pool {
       return ran;
     }
 
+    // The oldest open job with a task nobody has taken: the outermost run goes first.
+    job* open_job() const noexcept {
+      job* found = nullptr;
+      for (job* j = newest; j; j = j->older)
+        if (j->has_work()) found = j;
+      return found;
+    }
+
     void work() {
-      std::size_t seen = 0;
       std::unique_lock lock(mutex);
       for (;;) {
-        wake.wait(lock, [&] { return generation != seen; });
-        seen = generation;
+        job* j = nullptr;
+        wake.wait(lock, [&] { return stopping || (j = open_job()) != nullptr; });
         if (stopping) return;
-        job* j = current;
-        if (!j) continue;
         ++j->holders;
         lock.unlock();
         std::size_t ran = drain(*j);
         lock.lock();
         j->done += ran;
         --j->holders;
-        if (j->done == j->count && j->holders == 0) finished.notify_all();
+        if (j->finished()) finished.notify_all();
       }
     }
 
     std::vector<std::thread> workers;
-    std::mutex exclusive, mutex;
+    std::mutex mutex;
     std::condition_variable wake, finished;
-    std::size_t generation = 0;
     bool stopping = false;
-    job* current = nullptr;
+    job* newest = nullptr;  // the open jobs, newest first
   };
 
   std::shared_ptr<pool> shared_;

@@ -22,6 +22,8 @@
 
 namespace stategraph {
 
+// A checkpoint by its store's id (1, 2, 3, ...). Below 1, `checkpoint_id{}` included, it names
+// none and is refused, never read as "the latest": that is the overload without an id.
 struct checkpoint_id {
   std::int64_t value = no_checkpoint;
 };
@@ -148,7 +150,7 @@ class durable_app {
     requires(!std::is_same_v<std::remove_const_t<Ctx>, run_config>)
   state_type resume_with(const thread_id& thread, Ctx& context, const run_config& config = {}) const {
     runner r(*this, thread.value);
-    r.load(fetch(thread, {}));
+    r.load(fetch_latest(thread));
     r.load_pending();
     if (!r.has_work())
       throw checkpoint_error("stategraph: thread '" + thread.value +
@@ -168,7 +170,7 @@ class durable_app {
   template <class V>
   state_type resume(const thread_id& thread, const V& value, const run_config& config = {}) const {
     runner r(*this, thread.value);
-    r.load(fetch(thread, {}));
+    r.load(fetch_latest(thread));
     r.load_pending();
     r.answer_interrupts(nlohmann::json(value).dump());
     run_context ctx;
@@ -197,7 +199,7 @@ class durable_app {
   std::int64_t update_state(const thread_id& thread, patch<E...> update, as_node_t<Node>) {
     static_assert(detail::update_fits<Node, patch<E...>>(), "stategraph: see the rule above");
     runner r(*this, thread.value);
-    r.load(fetch(thread, {}));
+    r.load(fetch_latest(thread));
     return r.update(std::move(update), analysis_type::template index<Node>::value);
   }
 
@@ -210,12 +212,19 @@ class durable_app {
   using S = state_type;
   static constexpr std::size_t channels = channel_count<S>;
 
+  stored_checkpoint fetch_latest(const thread_id& thread) const {
+    auto c = store_->get(thread.value);
+    if (!c) throw checkpoint_error("stategraph: thread '" + thread.value + "' has no checkpoint");
+    return std::move(*c);
+  }
+  // Checked before the store is asked: no id below 1 reaches it, so none can mean its latest.
   stored_checkpoint fetch(const thread_id& thread, checkpoint_id id) const {
-    auto c = id.value == no_checkpoint ? store_->get(thread.value) : store_->get(thread.value, id.value);
-    if (!c) {
-      if (id.value == no_checkpoint) throw checkpoint_error("stategraph: thread '" + thread.value + "' has no checkpoint");
-      throw checkpoint_error("stategraph: thread '" + thread.value + "' has no checkpoint " + std::to_string(id.value));
-    }
+    if (id.value < 1)
+      throw checkpoint_error("stategraph: thread '" + thread.value + "': checkpoint id " + std::to_string(id.value) +
+                             " names no checkpoint (ids start at 1; the overload without an id reads the latest)"
+                             "; nothing was changed");
+    auto c = store_->get(thread.value, id.value);
+    if (!c) throw checkpoint_error("stategraph: thread '" + thread.value + "' has no checkpoint " + std::to_string(id.value));
     return std::move(*c);
   }
 
