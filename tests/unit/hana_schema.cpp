@@ -182,6 +182,31 @@ TEST_CASE("a Hana Struct state with private members: nodes name the channels the
   CHECK(out.log() == std::vector<std::string>{"deposit 5", "deposit 7", "balance 112"});
 }
 
+// BOOST_HANA_DEFINE_STRUCT in a private section: Hana reads the class's nested accessors,
+// so its accessors_impl must be a friend.
+class Tally {
+ public:
+  int total() const { return total_; }
+  static constexpr auto total_channel() { return &Tally::total_; }
+
+ private:
+  template <typename, typename>
+  friend struct boost::hana::accessors_impl;
+  BOOST_HANA_DEFINE_STRUCT(Tally, (sg::counter<int>, total_), (sg::append<int>, seen_));
+};
+static_assert(sg::channel_names<Tally>() == std::array<std::string_view, 2>{"total_", "seen_"});
+
+struct add_three {
+  using reads = sg::reads<>;
+  using writes = sg::writes<Tally::total_channel()>;
+  auto operator()(sg::view<Tally, reads>) const { return sg::write<Tally::total_channel()>(3); }
+};
+
+TEST_CASE("a Hana Struct state defined in a private section runs") {
+  using G = sg::graph<Tally, sg::edge<sg::start, add_three>, sg::edge<add_three, sg::end>>;
+  CHECK(sg::compile<G>().invoke(Tally{}).total() == 3);
+}
+
 // ---- a base class: the state's own members are its channels -------------------------------
 
 struct Labelled {  // a base class PFR refuses; here it carries behaviour and a label
