@@ -2,7 +2,7 @@
 // BOOST_HANA_ADAPT_STRUCT), for a state Boost.PFR cannot reflect (private members, a base
 // class, a user-declared constructor). The channels are Hana's accessors, in Hana's order,
 // named by Hana's keys. Kept out of the core so that only its users pay for Hana's headers.
-// Include it before the first use of such a state.
+// Include it in every file that uses such a state, before the first use.
 #pragma once
 
 #include <stategraph/schema.hpp>
