@@ -74,8 +74,8 @@ struct until_three {
     return sg::to<sg::end>;
   }
 };
-using ticket_graph = sg::graph<Ticket, sg::edge<sg::start, plan>, sg::edge<sg::start, label>, sg::join<review, plan, label>,
-                               sg::edge<review, step>, sg::branch<step, until_three>>;
+using ticket_graph = sg::graph<Ticket, sg::edge<sg::start, plan>, sg::edge<sg::start, label>,
+                               sg::join<review, plan, label>, sg::edge<review, step>, sg::branch<step, until_three>>;
 
 const std::vector<std::string> ticket_channels{"task", "intent", "messages", "steps", "scratch", "recent", "tags"};
 

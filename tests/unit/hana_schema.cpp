@@ -86,7 +86,8 @@ struct wrap {  // the join: sees the ephemeral written the superstep before, the
     const Msg m{"ai", in.get<&Turn::scratch>() + "/" + in.get<&Turn::intent>() + "/" +
                           std::to_string(in.get<&Turn::steps>())};
     return sg::write<&Turn::task>(std::string("done")) | sg::write<&Turn::messages>(m) |
-           sg::write<&Turn::recent>(std::vector<Msg>{m, m}) | sg::write<&Turn::tags>(std::set<std::string>{"seen", "wrapped"});
+           sg::write<&Turn::recent>(std::vector<Msg>{m, m}) |
+           sg::write<&Turn::tags>(std::set<std::string>{"seen", "wrapped"});
   }
 };
 using turn_graph = sg::graph<Turn, sg::edge<sg::start, talk>, sg::edge<sg::start, tag>, sg::join<wrap, talk, tag>,
