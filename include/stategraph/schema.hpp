@@ -1,5 +1,6 @@
 // Reflection of the state struct: channel count, the index of a member pointer, and each
-// channel's name, all at compile time, with Boost.PFR and no registration.
+// channel's name, all at compile time: with Boost.PFR and no registration by default, or
+// with Boost.Hana for a Hana Struct when <stategraph/hana.hpp> is included.
 #pragma once
 
 #include <stategraph/channels.hpp>
@@ -53,22 +54,52 @@ constexpr std::string_view pretty_address() {
 
 }  // namespace detail
 
+// How a state type is reflected: its channel count, each field's type, a reference to each
+// field, and each field's name. The default reads an aggregate with Boost.PFR;
+// <stategraph/hana.hpp> specialises it for Hana Structs (the second parameter is for
+// such enable_if specialisations).
+template <class S, class = void>
+struct state_reflection {
+  static constexpr std::size_t size = boost::pfr::tuple_size_v<S>;
+
+  template <std::size_t I>
+  using field = boost::pfr::tuple_element_t<I, S>;
+
+  template <std::size_t I, class T>
+  static constexpr auto& get(T& s) noexcept {
+    return boost::pfr::get<I>(s);
+  }
+
+  template <std::size_t I>
+  static constexpr std::string_view name() {
+    constexpr std::string_view s = detail::pretty_address<detail::address_box{
+        &boost::pfr::get<I>(detail::fake_object<S>::value)}>();
+    // The member name is the identifier before the closing ")}" (GCC) or "}]" (Clang).
+    constexpr auto close = s.rfind('}');
+    constexpr auto stop = s[close - 1] == ')' ? close - 1 : close;
+    constexpr auto start = s.find_last_of(".:", stop) + 1;
+    return s.substr(start, stop - start);
+  }
+};
+
 template <class S>
-inline constexpr std::size_t channel_count = boost::pfr::tuple_size_v<S>;
+inline constexpr std::size_t channel_count = state_reflection<S>::size;
 
 template <class S, std::size_t I>
-using field_type_t = boost::pfr::tuple_element_t<I, S>;
+using field_type_t = typename state_reflection<S>::template field<I>;
 
 template <class S, std::size_t I>
 constexpr std::string_view channel_name_at() {
-  constexpr std::string_view s = detail::pretty_address<detail::address_box{
-      &boost::pfr::get<I>(detail::fake_object<S>::value)}>();
-  // The member name is the identifier before the closing ")}" (GCC) or "}]" (Clang).
-  constexpr auto close = s.rfind('}');
-  constexpr auto stop = s[close - 1] == ')' ? close - 1 : close;
-  constexpr auto start = s.find_last_of(".:", stop) + 1;
-  return s.substr(start, stop - start);
+  return state_reflection<S>::template name<I>();
 }
+
+namespace detail {
+// The state's I-th channel (the wrapper, e.g. the sg::counter<int>), whatever reflects it.
+template <std::size_t I, class S>
+constexpr auto& field(S& s) noexcept {
+  return state_reflection<std::remove_const_t<S>>::template get<I>(s);
+}
+}  // namespace detail
 
 // The index of the channel a member pointer names, or channel_count<S> if it names none.
 // consteval: the fake object has no definition, so this must never run.
@@ -81,7 +112,7 @@ consteval std::size_t channel_index() {
     std::size_t found = channel_count<S>;
     const void* target = &(detail::fake_object<S>::value.*MP);
     detail::for_each_index<channel_count<S>>([&]<std::size_t I>() {
-      if (static_cast<const void*>(&boost::pfr::get<I>(detail::fake_object<S>::value)) == target) found = I;
+      if (static_cast<const void*>(&detail::field<I>(detail::fake_object<S>::value)) == target) found = I;
     });
     return found;
   }

@@ -441,7 +441,7 @@ class durable_app {
     void before_merge(const S& s) {
       detail::for_each_index<channels>([&]<std::size_t I>() {
         if constexpr (detail::appends_only<field_type_t<S, I>>)
-          sizes_before[I] = channel_traits<field_type_t<S, I>>::value(boost::pfr::get<I>(s)).size();
+          sizes_before[I] = channel_traits<field_type_t<S, I>>::value(detail::field<I>(s)).size();
       });
     }
     void step_done(const S&, const position_type&, const detail::node_set<channels>& changed) {

@@ -10,7 +10,6 @@
 #include <stategraph/node.hpp>
 #include <stategraph/schema.hpp>
 
-#include <boost/pfr/core.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -63,7 +62,7 @@ constexpr bool check_codecs() {
   if constexpr (bad < channel_count<S>) {
     // Clang prints the boxed address as {&value.<channel>}, GCC as (&...State::<channel>).
     (void)rules::SG013_channel_value_has_no_json_codec<
-        address_box{&boost::pfr::get<bad>(fake_object<S>::value)}, channel_value_t<S, bad>>{};
+        address_box{&field<bad>(fake_object<S>::value)}, channel_value_t<S, bad>>{};
     return false;
   } else {
     return true;
@@ -138,14 +137,14 @@ inline constexpr bool appends_only = std::is_same_v<typename channel_traits<F>::
 template <class S, std::size_t I>
 std::string encode_channel(const S& state) {
   std::string out;
-  write_json(out, channel_traits<field_type_t<S, I>>::value(boost::pfr::get<I>(state)));
+  write_json(out, channel_traits<field_type_t<S, I>>::value(detail::field<I>(state)));
   return out;
 }
 // The elements of an append channel from index `from` on.
 template <class S, std::size_t I>
 std::string encode_channel_tail(const S& state, std::size_t from) {
   std::string out;
-  write_json_tail(out, channel_traits<field_type_t<S, I>>::value(boost::pfr::get<I>(state)), from);
+  write_json_tail(out, channel_traits<field_type_t<S, I>>::value(detail::field<I>(state)), from);
   return out;
 }
 
@@ -192,7 +191,7 @@ void decode_channel(S& state, std::string_view value, const std::vector<std::str
     throw checkpoint_error("stategraph: channel '" + std::string(name) +
                            "' has append pieces but is not an append channel");
   }
-  channel_traits<F>::value(boost::pfr::get<I>(state)) = std::move(v);
+  channel_traits<F>::value(detail::field<I>(state)) = std::move(v);
 }
 
 // ---- node results (kept as pending writes when a step fails or pauses) -----------------

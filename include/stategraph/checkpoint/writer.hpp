@@ -49,7 +49,7 @@ class checkpoint_writer {
       std::string& text = texts_[I];
       text.clear();
       using F = field_type_t<S, I>;
-      const auto& v = channel_traits<F>::value(boost::pfr::get<I>(state));
+      const auto& v = channel_traits<F>::value(detail::field<I>(state));
       if constexpr (appends_only<F>) {
         if (!whole && v.size() >= sizes_before[I]) {
           write_json_tail(text, v, sizes_before[I]);

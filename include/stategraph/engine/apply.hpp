@@ -7,8 +7,6 @@
 #include <stategraph/node.hpp>
 #include <stategraph/schema.hpp>
 
-#include <boost/pfr/core.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -55,8 +53,8 @@ std::vector<std::string_view> written_channels(const patch<E...>& p) {
 template <class S>
 constexpr void apply_input(S& state, S&& input) {
   for_each_index<channel_count<S>>([&]<std::size_t I>() {
-    auto& to = boost::pfr::get<I>(state);
-    auto& from = boost::pfr::get<I>(input);
+    auto& to = detail::field<I>(state);
+    auto& from = detail::field<I>(input);
     using F = std::remove_reference_t<decltype(to)>;
     using V = typename channel_traits<F>::value_type;
     if constexpr (accepts_write<F, V&&>) {
@@ -83,7 +81,7 @@ node_set<channel_count<S>> input_touches(const S& input) {
   for_each_index<channel_count<S>>([&]<std::size_t I>() {
     using F = field_type_t<S, I>;
     using V = typename channel_traits<F>::value_type;
-    const V& v = channel_traits<F>::value(boost::pfr::get<I>(input));
+    const V& v = channel_traits<F>::value(detail::field<I>(input));
     if constexpr (requires { v.empty(); }) {
       if (!v.empty()) touched.set(I);
     } else if constexpr (std::equality_comparable<V>) {
@@ -100,7 +98,7 @@ constexpr void clear_ephemeral(S& state) {
   for_each_index<channel_count<S>>([&]<std::size_t I>() {
     using F = field_type_t<S, I>;
     if constexpr (channel_traits<F>::kind == channel_kind::ephemeral)
-      channel_traits<F>::value(boost::pfr::get<I>(state)) = typename channel_traits<F>::value_type{};
+      channel_traits<F>::value(detail::field<I>(state)) = typename channel_traits<F>::value_type{};
   });
 }
 
