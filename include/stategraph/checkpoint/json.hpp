@@ -94,24 +94,6 @@ const std::string& schema_list_text() {
   return text;
 }
 
-// An append channel's checkpoint stores, per version, only the elements the step added.
-template <class F>
-inline constexpr bool appends_only = std::is_same_v<typename channel_traits<F>::reducer, concat>;
-
-template <class S, std::size_t I>
-std::string encode_channel(const S& state) {
-  std::string out;
-  write_json(out, channel_traits<field_type_t<S, I>>::value(boost::pfr::get<I>(state)));
-  return out;
-}
-// The elements of an append channel from index `from` on.
-template <class S, std::size_t I>
-std::string encode_channel_tail(const S& state, std::size_t from) {
-  std::string out;
-  write_json_tail(out, channel_traits<field_type_t<S, I>>::value(boost::pfr::get<I>(state)), from);
-  return out;
-}
-
 inline nlohmann::json parse_or_throw(std::string_view text, std::string_view what) {
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded())
