@@ -29,4 +29,17 @@
 // macro" notes to every message).
 #pragma once
 
+// Each rule's header first, then the order: a diagnostic's "In file included from" chain
+// is then one line shorter.
+#include <stategraph/rules/calls.hpp>
+#include <stategraph/rules/channels.hpp>
+#include <stategraph/rules/declared_targets.hpp>
+#include <stategraph/rules/lattice.hpp>
+#include <stategraph/rules/parallel_writes.hpp>
+#include <stategraph/rules/reach.hpp>
+#include <stategraph/rules/reads.hpp>
+#include <stategraph/rules/seams.hpp>
+#include <stategraph/rules/targets.hpp>
+#include <stategraph/rules/writes.hpp>
+
 #include <stategraph/rules/check_all.hpp>
