@@ -2,9 +2,12 @@
 //
 // A reducer is any type Op with `T Op::operator()(T, U)` (or a static one). The built-in
 // reducers also offer `into(T&, U&&)`, an in-place form the runtime prefers so that an
-// append does not move the whole vector in and out of the reducer.
+// append does not move the whole vector in and out of the reducer. What else the library
+// may assume of a reducer, it asks reducer_traits (below the reducers); a new reducer kind
+// declares it there and nowhere else.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <iterator>
 #include <type_traits>
@@ -27,6 +30,11 @@ struct replace {
   static constexpr void into(T& acc, U&& u) {
     acc = std::forward<U>(u);
   }
+  template <class T>
+    requires std::copy_constructible<T>
+  static constexpr T delta(const T&, const T& after) {
+    return after;
+  }
 };
 
 // Writes are added to the value (operator+=).
@@ -41,6 +49,11 @@ struct sum {
     requires requires(T& a, const U& b) { a += b; }
   static constexpr void into(T& acc, const U& u) {
     acc += u;
+  }
+  template <class T>
+    requires requires(const T& a) { static_cast<T>(a - a); }
+  static constexpr T delta(const T& before, const T& after) {
+    return static_cast<T>(after - before);
   }
 };
 
@@ -67,6 +80,7 @@ concept appendable = std::is_constructible_v<typename C::value_type, U&&> || ran
 
 // Appends one element, or every element of a range (LangGraph's operator.add on lists).
 struct concat {
+  static constexpr bool appends = true;
   template <class C, class U>
     requires detail::appendable<C, U>
   constexpr C operator()(C acc, U&& u) const {
@@ -114,6 +128,44 @@ struct set_union {
       acc.insert(std::begin(u), std::end(u));
     }
   }
+  // The new set holds the old one: adding all of it again gives the new set.
+  template <class S>
+    requires std::copy_constructible<S>
+  static S delta(const S&, const S& after) {
+    return after;
+  }
+};
+
+// ---- what a reducer tells the library --------------------------------------------------
+
+namespace detail {
+template <class Op>
+inline constexpr bool declares_appends = false;
+template <class Op>
+  requires requires { Op::appends; }
+inline constexpr bool declares_appends<Op> = static_cast<bool>(Op::appends);
+}  // namespace detail
+
+// The engine, the subgraph mapping and the checkpoint codec ask a reducer what it
+// guarantees here. A reducer answers with static members of the same names (or, for a type
+// you cannot change, a specialization of reducer_traits); the defaults promise nothing.
+template <class Op>
+struct reducer_traits {
+  // `static constexpr bool appends = true;`: a write of a whole value appends its elements
+  // at the end of the current value, and nothing else changes it. Then a change is its new
+  // tail: a checkpoint stores only the new elements, a subgraph hands back only those, and
+  // a run's input is taken whole onto an empty channel. The value must be a sequence
+  // (size, end, insert, and construction from two iterators), as std::vector is.
+  static constexpr bool appends = detail::declares_appends<Op>;
+
+  // `static T delta(const T& before, const T& after)`: the one write that turns `before`
+  // into `after` (Op applied to before and the delta gives after). A subgraph hands a
+  // child's change back to the parent through it; without it (and without appends) the
+  // parent's channel is assigned the child's value.
+  template <class T>
+  static constexpr bool has_delta = requires(const T& v) {
+    { Op::delta(v, v) } -> std::convertible_to<T>;
+  };
 };
 
 // ---- channel wrappers ----------------------------------------------------------------
@@ -231,6 +283,21 @@ struct channel_traits<F> {
   static constexpr value_type& value(F& f) { return f.value(); }
   static constexpr const value_type& value(const F& f) { return f.value(); }
 };
+
+namespace detail {
+template <class V>
+concept tail_sequence = requires(V& v, const V& cv, std::size_t k) {
+  cv.size();
+  cv[k];
+  v.insert(v.end(), cv.begin() + static_cast<std::ptrdiff_t>(k), cv.end());
+  V(cv.begin() + static_cast<std::ptrdiff_t>(k), cv.end());
+};
+// A channel whose writes append to its value (reducer_traits<...>::appends) and whose value
+// is a sequence: a change of it is its new tail.
+template <class F>
+inline constexpr bool appends_only = reducer_traits<typename channel_traits<F>::reducer>::appends &&
+                                     tail_sequence<typename channel_traits<F>::value_type>;
+}  // namespace detail
 
 // Can a channel of field type F take a write of type U?
 namespace detail {

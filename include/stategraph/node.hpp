@@ -4,6 +4,8 @@
 
 #include <stategraph/channels.hpp>
 #include <stategraph/detail/meta.hpp>
+#include <stategraph/rules/declared_targets.hpp>
+#include <stategraph/rules/reads.hpp>
 #include <stategraph/schema.hpp>
 
 #include <concepts>
@@ -51,23 +53,6 @@ struct end {
   static constexpr std::string_view name = "__end__";
 };
 
-// ---- rule SG001: reading outside `reads` ---------------------------------------------
-
-namespace rules {
-// Arguments: the channel read, then what `reads` declares. The assertion sits in a nested
-// template held as a static member, so the caller stays valid and Clang adds no cascade
-// (the shape of every diagnostic, see diagnostics.hpp).
-template <auto Channel, class Reads>
-struct SG001_reads_undeclared_channel {
-  template <int = 0>
-  struct fail {
-    static_assert(stategraph::detail::always_false<SG001_reads_undeclared_channel>,
-                  "SG001: a node or router reads a channel outside its `reads`; add it to `reads`");
-  };
-  static constexpr fail<> raised{};
-};
-}  // namespace rules
-
 // ---- view: read-only access to exactly the declared channels ------------------------
 
 template <class State, class Reads>
@@ -87,7 +72,7 @@ class view<State, reads<Channels...>> {
   // The value of a declared channel, as its value type (a wrapper's value, a plain field).
   template <auto Channel>
   constexpr decltype(auto) get() const noexcept {
-    if constexpr (!detail::contains<detail::value_t<Channel>, typename reads_type::list>) {
+    if constexpr (!rules::reads_declared<Channel, reads_type>) {
       (void)rules::SG001_reads_undeclared_channel<Channel, reads_type>{};
       // Hand back the channel's real value, so the node's code compiles on and the rule's
       // message stays the only one.
@@ -167,19 +152,6 @@ constexpr patch<entry<Channel, V, true>> maybe_write(std::optional<V> v) {
 
 // ---- routing: go<...>, to<T>, command, send --------------------------------------------
 
-namespace rules {
-// Arguments: the target returned, then the targets the sg::go<...> declares.
-template <class Target, class... Declared>
-struct SG010_returns_undeclared_target {
-  template <int = 0>
-  struct fail {
-    static_assert(stategraph::detail::always_false<SG010_returns_undeclared_target>,
-                  "SG010: a router or command returns a target its sg::go<...> does not declare");
-  };
-  static constexpr fail<> raised{};
-};
-}  // namespace rules
-
 template <class T>
 struct target {
   using type = T;
@@ -196,7 +168,7 @@ class go {
 
   template <class T>
   constexpr go(target<T>) noexcept : index_(static_cast<std::uint8_t>(detail::index_in<T, targets>)) {
-    if constexpr (!detail::contains<T, targets>) (void)rules::SG010_returns_undeclared_target<T, Ts...>{};
+    if constexpr (!rules::declares_target<T, Ts...>) (void)rules::SG010_returns_undeclared_target<T, Ts...>{};
   }
   template <class... Us>
     requires(detail::contains<Us, targets> && ...)
@@ -229,7 +201,7 @@ class go_all {
   }
   template <class T>
   constexpr go_all& add(target<T>) noexcept {
-    if constexpr (!detail::contains<T, targets>) (void)rules::SG010_returns_undeclared_target<T, Ts...>{};
+    if constexpr (!rules::declares_target<T, Ts...>) (void)rules::SG010_returns_undeclared_target<T, Ts...>{};
     else mask_ |= std::uint64_t{1} << detail::index_in<T, targets>;
     return *this;
   }

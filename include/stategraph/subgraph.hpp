@@ -68,31 +68,25 @@ struct graph_channels {
 template <class V>
 using same_channel = maps<V::value, V::value>;
 
-// What a child's change of a channel becomes as one write to the parent's channel: the new
-// elements for an append, the difference for a sum, the new value otherwise — and, for a
-// reducer that cannot say it as one more write, an assignment.
+// What a child's change of a channel becomes as one write to the parent's channel, as its
+// reducer says (reducer_traits): the new elements for a reducer that appends, the reducer's
+// delta when it has one, and otherwise an assignment of the child's value.
 template <auto ParentChannel>
 struct delta_of {
   using F = field_of<ParentChannel>;
   using V = typename channel_traits<F>::value_type;
   using op = typename channel_traits<F>::reducer;
-  static constexpr bool by_reducer = std::is_same_v<op, concat> || std::is_same_v<op, sum> ||
-                                     std::is_same_v<op, set_union> || std::is_same_v<op, replace>;
+  static constexpr bool by_reducer = appends_only<F> || reducer_traits<op>::template has_delta<V>;
   using type = std::conditional_t<by_reducer, V, assign_value<V>>;
 
   static std::optional<type> between(const V& before, const V& after) {
-    if constexpr (std::is_same_v<op, concat>) {
+    if constexpr (appends_only<F>) {
       if (after.size() <= before.size()) return std::nullopt;
       return V(after.begin() + static_cast<std::ptrdiff_t>(before.size()), after.end());
-    } else if constexpr (std::is_same_v<op, sum>) {
-      if (after == before) return std::nullopt;
-      return static_cast<V>(after - before);
-    } else if constexpr (std::equality_comparable<V>) {
-      if (after == before) return std::nullopt;
-      if constexpr (by_reducer) return after;
-      else return type{after};
     } else {
-      if constexpr (by_reducer) return after;
+      if constexpr (std::equality_comparable<V>)
+        if (after == before) return std::nullopt;
+      if constexpr (by_reducer) return op::delta(before, after);
       else return type{after};
     }
   }

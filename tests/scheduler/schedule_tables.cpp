@@ -96,8 +96,9 @@ static_assert(A::plan.steps == 3);
 static_assert(A::plan_steps[0] == set_of<4>(0));
 static_assert(A::plan_steps[1] == set_of<4>(1, 2));
 static_assert(A::plan_steps[2] == set_of<4>(3));
-static_assert(A::may_run_together.complete);
-static_assert(A::may_run_together.with[1].test(2) && !A::may_run_together.with[0].test(1));
+static_assert(sg::rules::may_run_together<A>::table.complete);
+static_assert(sg::rules::may_run_together<A>::table.with[1].test(2));
+static_assert(!sg::rules::may_run_together<A>::table.with[0].test(1));
 
 // The same nodes declared in another order get other indices.
 using dag_reordered = sg::graph<Logged, sg::edge<sg::start, zed>, sg::edge<zed, mid>, sg::edge<zed, alpha>,

@@ -76,18 +76,15 @@ struct run_context {
 };
 
 namespace detail {
-// update_state writes as a node: the node's `writes` bound the patch (SG002, SG004).
+// update_state writes as a node: the node's `writes` bound the patch (SG002, SG004; the
+// predicates of rules/writes.hpp, as for what a node returns).
 template <class Node, class... E>
 constexpr bool update_fits_impl(patch<E...>*) {
-  using writes = typename node_traits<Node>::writes_type::list;
-  constexpr std::size_t undeclared = boost::mp11::mp_find_if_q<mp_list<E...>, rules::detail::undeclared_write<writes>>::value;
-  constexpr std::size_t unconvertible = boost::mp11::mp_find_if_q<mp_list<E...>, rules::detail::unconvertible_write>::value;
-  if constexpr (undeclared < sizeof...(E)) {
-    (void)rules::SG002_node_writes_undeclared_channel<Node, boost::mp11::mp_at_c<mp_list<E...>, undeclared>::channel>{};
+  if constexpr (!rules::writes_declared<Node, patch<E...>>) {
+    (void)rules::undeclared_write_diagnostic<Node, Node, patch<E...>>{};
     return false;
-  } else if constexpr (unconvertible < sizeof...(E)) {
-    using bad = boost::mp11::mp_at_c<mp_list<E...>, unconvertible>;
-    (void)rules::SG004_written_value_does_not_convert<Node, bad::channel, typename bad::value_type>{};
+  } else if constexpr (!rules::written_values_convert<patch<E...>>) {
+    (void)rules::unconvertible_write_diagnostic<Node, patch<E...>>{};
     return false;
   } else {
     return true;

@@ -1,6 +1,7 @@
 // The JSON codec of the checkpoint format (opt-in; the core never includes nlohmann_json).
 // User value types use nlohmann's own to_json/from_json (or its NLOHMANN_DEFINE_TYPE
-// macros). A checkpointed graph whose channel has no codec does not compile (SG013).
+// macros). A checkpointed graph whose channel has no codec does not compile (SG013, in
+// rules/codec.hpp).
 #pragma once
 
 #include <stategraph/channels.hpp>
@@ -8,6 +9,7 @@
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/errors.hpp>
 #include <stategraph/node.hpp>
+#include <stategraph/rules/codec.hpp>
 #include <stategraph/schema.hpp>
 
 #include <nlohmann/json.hpp>
@@ -26,48 +28,9 @@
 
 namespace stategraph {
 
-template <class T>
-concept json_codable = requires(nlohmann::json& j, const nlohmann::json& cj, const T& v, T& out) {
-  nlohmann::adl_serializer<T>::to_json(j, v);
-  nlohmann::adl_serializer<T>::from_json(cj, out);
-};
-
-namespace rules {
-template <auto Channel, class Value>
-struct SG013_channel_value_has_no_json_codec {  // the shape of diagnostics.hpp
-  template <int = 0>
-  struct fail {
-    static_assert(stategraph::detail::always_false<SG013_channel_value_has_no_json_codec>,
-                  "SG013: a checkpointed graph has a channel whose value type has no JSON codec; give it "
-                  "nlohmann to_json/from_json (e.g. NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE)");
-  };
-  static constexpr fail<> raised{};
-};
-}  // namespace rules
-
 namespace detail {
 
-template <class S, std::size_t I>
-using channel_value_t = typename channel_traits<field_type_t<S, I>>::value_type;
-
-template <class S>
-constexpr bool check_codecs() {
-  constexpr std::size_t bad = [] {
-    std::size_t at = channel_count<S>;
-    for_each_index<channel_count<S>>([&]<std::size_t I>() {
-      if (at == channel_count<S> && !json_codable<channel_value_t<S, I>>) at = I;
-    });
-    return at;
-  }();
-  if constexpr (bad < channel_count<S>) {
-    // Clang prints the boxed address as {&value.<channel>}, GCC as (&...State::<channel>).
-    (void)rules::SG013_channel_value_has_no_json_codec<
-        address_box{&field<bad>(fake_object<S>::value)}, channel_value_t<S, bad>>{};
-    return false;
-  } else {
-    return true;
-  }
-}
+using rules::check_codecs;
 
 // FNV-1a over each channel's name, field type and reducer: two builds agree on a
 // checkpoint exactly when they agree on the schema.
@@ -128,24 +91,6 @@ const std::string& schema_list_text() {
     return fields.dump();
   }();
   return text;
-}
-
-// An append channel's checkpoint stores, per version, only the elements the step added.
-template <class F>
-inline constexpr bool appends_only = std::is_same_v<typename channel_traits<F>::reducer, concat>;
-
-template <class S, std::size_t I>
-std::string encode_channel(const S& state) {
-  std::string out;
-  write_json(out, channel_traits<field_type_t<S, I>>::value(detail::field<I>(state)));
-  return out;
-}
-// The elements of an append channel from index `from` on.
-template <class S, std::size_t I>
-std::string encode_channel_tail(const S& state, std::size_t from) {
-  std::string out;
-  write_json_tail(out, channel_traits<field_type_t<S, I>>::value(detail::field<I>(state)), from);
-  return out;
 }
 
 inline nlohmann::json parse_or_throw(std::string_view text, std::string_view what) {

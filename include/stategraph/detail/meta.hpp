@@ -233,10 +233,6 @@ template <class T>
 constexpr std::string_view pretty_type() {
   return __PRETTY_FUNCTION__;
 }
-template <auto V>
-constexpr std::string_view pretty_value() {
-  return __PRETTY_FUNCTION__;
-}
 
 // Both compilers print "... T = <type>; ..." (GCC) or "[T = <type>]" (Clang).
 constexpr std::string_view after_marker(std::string_view s, std::string_view marker) {

@@ -58,10 +58,9 @@ constexpr void apply_input(S& state, S&& input) {
     using F = std::remove_reference_t<decltype(to)>;
     using V = typename channel_traits<F>::value_type;
     if constexpr (accepts_write<F, V&&>) {
-      // Appending a whole list onto an empty one is the list itself: take its buffer rather
-      // than move its elements one by one (or call insert for an empty input).
-      if constexpr (std::is_same_v<typename channel_traits<F>::reducer, concat> && std::is_move_assignable_v<V> &&
-                    requires(const V& v) { v.empty(); }) {
+      // Appending a whole list onto an empty one is the list itself (reducer_traits::appends):
+      // take its buffer rather than move its elements one by one.
+      if constexpr (appends_only<F> && std::is_move_assignable_v<V> && requires(const V& v) { v.empty(); }) {
         if (V& into = channel_traits<F>::value(to); into.empty()) {
           into = std::move(channel_traits<F>::value(from));
           return;

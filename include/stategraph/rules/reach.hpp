@@ -1,0 +1,107 @@
+// SG009: every node can be reached from start, and every node can reach end.
+#pragma once
+
+#include <stategraph/detail/meta.hpp>
+#include <stategraph/rules/handovers.hpp>
+#include <stategraph/schedule.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstddef>
+
+namespace stategraph::rules {
+
+// The first node of the graph A (an sg::analysis) analyses that start does not reach, and
+// the first that does not reach end (A::size when there is none).
+//
+// Both walks visit each node and each hand-over once (a work list over the members of
+// each set), so they cost O(N·N/64 + hand-overs) steps, not O(N²) or O(N³): the constant
+// evaluators cap the steps of one evaluation.
+template <class A>
+struct reach_facts {
+  static constexpr std::size_t n = A::size;
+
+  static constexpr std::size_t unreachable = [] {
+    typename A::set seen = A::table.from_start;
+    if constexpr (A::reactive) seen |= A::wakes_on_input;
+    std::array<std::size_t, n + 1> todo{};
+    std::size_t top = 0;
+    seen.for_each([&](std::size_t i) { todo[top++] = i; });
+    while (top > 0) {
+      typename A::set fresh = handovers<A>::next[todo[--top]];
+      fresh.remove(seen);
+      seen |= fresh;
+      fresh.for_each([&](std::size_t j) { todo[top++] = j; });
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      if (!seen.test(i)) return i;
+    return n;
+  }();
+  static constexpr std::size_t dead_end = [] {
+    // Walk backwards from the nodes that reach end, through each node's predecessors.
+    std::array<typename A::set, n> before{};
+    for (std::size_t i = 0; i < n; ++i) handovers<A>::next[i].for_each([&](std::size_t j) { before[j].set(i); });
+    typename A::set reached{};
+    for (std::size_t i = 0; i < n; ++i)
+      if (handovers<A>::ends[i]) reached.set(i);
+    std::array<std::size_t, n + 1> todo{};
+    std::size_t top = 0;
+    reached.for_each([&](std::size_t i) { todo[top++] = i; });
+    while (top > 0) {
+      typename A::set fresh = before[todo[--top]];
+      fresh.remove(reached);
+      reached |= fresh;
+      fresh.for_each([&](std::size_t i) { todo[top++] = i; });
+    }
+    std::array<bool, n> reaches{};
+    for (std::size_t i = 0; i < n; ++i) reaches[i] = reached.test(i);
+    // Name a node with no way out at all before one that only leads to such a node: the
+    // first is where an edge is missing.
+    for (std::size_t i = 0; i < n; ++i)
+      if (!reaches[i] && !handovers<A>::next[i].any()) return i;
+    for (std::size_t i = 0; i < n; ++i)
+      if (!reaches[i]) return i;
+    return n;
+  }();
+};
+
+// ---- predicates ------------------------------------------------------------------------
+
+// Every node of the graph A analyses can be reached from start.
+template <class A>
+concept all_reachable_from_start = reach_facts<A>::unreachable == A::size;
+
+// Every node of the graph can reach end.
+template <class A>
+concept all_reach_end = reach_facts<A>::dead_end == A::size;
+
+// ---- diagnostics -----------------------------------------------------------------------
+
+template <class Node>
+struct SG009_node_is_unreachable_from_start {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<SG009_node_is_unreachable_from_start>,
+                  "SG009: no path leads from start to this node");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class Node>
+struct SG009_node_cannot_reach_end {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<SG009_node_cannot_reach_end>, "SG009: no path leads from this node to end");
+  };
+  static constexpr fail<> raised{};
+};
+
+// The diagnostics with the first offender, named as the graph names it.
+template <class A>
+using unreachable_diagnostic =
+    SG009_node_is_unreachable_from_start<boost::mp11::mp_at_c<typename A::names, reach_facts<A>::unreachable>>;
+template <class A>
+using dead_end_diagnostic = SG009_node_cannot_reach_end<boost::mp11::mp_at_c<typename A::names, reach_facts<A>::dead_end>>;
+
+}  // namespace stategraph::rules
