@@ -1,4 +1,4 @@
-# Checks one compile-fail case (tests/compile_fail/sgNNN_*.cpp) with one compiler:
+# Checks one compile-fail case (tests/<feature>/fail/sgNNN_*.cpp) with one compiler:
 #
 #   cmake -DCOMPILER=/usr/bin/g++ -DCOMPILER_ID=gcc -DSOURCE=case.cpp
 #         [-DINCLUDE_DIRS="dir1|dir2"] [-DHEAD_LINES=15] [-DOUTPUT_FILE=out.txt]

@@ -1,5 +1,5 @@
 // Every rule's predicate, stated directly (a flat list, as CTRE's tests/parsing.cpp): what
-// each accepts and what it refuses. The messages are tested in tests/compile_fail.
+// each accepts and what it refuses. The messages are tested by the compile-fail cases in tests/<feature>/fail/.
 #include <stategraph/stategraph.hpp>
 
 #include <doctest/doctest.h>
