@@ -102,8 +102,9 @@ template <class Names, class S, class R, class Next, class Changed, class Queues
   if constexpr (R::sends_work) enqueue<Names>(sends, std::move(r.sends));
 }
 
-// The results of a general step, handed to the barrier by `visit(merge)`, which calls
-// merge(result) in node order (the step's results live in slots chosen at run time).
+// The results of a general step, which live in slots chosen at run time: `visit(merge)`
+// merges them in node order, each through merge_result (the app's visit goes through its
+// merge table, keyed by result type, and calls merge_result there).
 template <class Visit>
 struct each_result {
   Visit visit;
