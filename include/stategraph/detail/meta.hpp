@@ -271,7 +271,9 @@ constexpr std::string_view type_name() {
 template <std::size_t N>
 struct node_set {
   static constexpr std::size_t words = N == 0 ? 1 : (N + 63) / 64;
-  std::array<std::uint64_t, words> bits{};
+  // A built-in array, not std::array: g++ counts each operator[] call of std::array against
+  // its constant-evaluation limit, which the analyses of large graphs would exceed.
+  std::uint64_t bits[words]{};
 
   constexpr void set(std::size_t i) { bits[i / 64] |= std::uint64_t{1} << (i % 64); }
   constexpr void reset(std::size_t i) { bits[i / 64] &= ~(std::uint64_t{1} << (i % 64)); }

@@ -120,7 +120,7 @@ inline constexpr bool has_ephemeral = [] {
 template <std::size_t N>
 constexpr std::size_t only_member(const node_set<N>& s) {
   std::size_t found = none;
-  for (std::size_t w = 0; w < s.bits.size(); ++w) {
+  for (std::size_t w = 0; w < s.words; ++w) {
     const std::uint64_t bits = s.bits[w];
     if (!bits) continue;
     if (found != none || (bits & (bits - 1))) return none;
