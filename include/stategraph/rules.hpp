@@ -20,6 +20,7 @@
 //   seams.hpp            SG012  the run's context provides each node's seam
 //   codec.hpp            SG013  checkpointed channels have a JSON codec (opt-in, not here)
 //   state.hpp            SG016  the state is an aggregate that `State{}` can build
+//   reducers.hpp         SG017  each channel's reducer takes the channel's value and a write
 //
 // A diagnostic fails with a static_assert whose condition spells the whole diagnostic type,
 // when instantiated as `(void)rules::SG0NN_...<Args...>{};`. The assertion sits in a
@@ -39,6 +40,7 @@
 #include <stategraph/rules/parallel_writes.hpp>
 #include <stategraph/rules/reach.hpp>
 #include <stategraph/rules/reads.hpp>
+#include <stategraph/rules/reducers.hpp>
 #include <stategraph/rules/seams.hpp>
 #include <stategraph/rules/state.hpp>
 #include <stategraph/rules/targets.hpp>

@@ -21,6 +21,7 @@
 #include <stategraph/rules/parallel_writes.hpp>
 #include <stategraph/rules/reach.hpp>
 #include <stategraph/rules/reads.hpp>
+#include <stategraph/rules/reducers.hpp>
 #include <stategraph/rules/seams.hpp>
 #include <stategraph/rules/state.hpp>
 #include <stategraph/rules/targets.hpp>
@@ -189,6 +190,9 @@ constexpr bool check_state() {
     return false;
   } else if constexpr (!state_is_default_constructible<S>) {
     (void)unbuildable_state_diagnostic<S>{};
+    return false;
+  } else if constexpr (!reducers_fit_channels<S>) {
+    (void)misfit_reducer_diagnostic<S>{};
     return false;
   } else {
     return true;
