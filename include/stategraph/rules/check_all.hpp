@@ -1,7 +1,7 @@
 // The order in which sg::compile checks the rules, and nothing else: each rule's predicate
 // and diagnostic live in its own header beside this one. The checks stop at the first
-// family that fails, so one mistake gives one short message: the state, then the
-// graph's elements, then the routers, then each node, then the
+// family that fails, so one mistake gives one short message: the state, then what
+// sg::compile binds, then the graph's elements, then the routers, then each node, then the
 // graph as a whole.
 //
 // Each check is `if constexpr (!predicate) { (void)diagnostic{}; return false; }`, and
@@ -14,6 +14,7 @@
 #include <stategraph/calls.hpp>
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/node.hpp>
+#include <stategraph/rules/bindings.hpp>
 #include <stategraph/rules/calls.hpp>
 #include <stategraph/rules/channels.hpp>
 #include <stategraph/rules/declared_targets.hpp>
@@ -179,7 +180,7 @@ constexpr bool check_router() {
   }
 }
 
-// ---- the state -------------------------------------------------------------------------
+// ---- the state and the bindings --------------------------------------------------------
 
 // Before anything that reflects the state: a state that cannot be reflected is the only
 // message.
@@ -193,6 +194,19 @@ constexpr bool check_state() {
     return false;
   } else if constexpr (!reducers_fit_channels<S>) {
     (void)misfit_reducer_diagnostic<S>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
+template <class A>
+constexpr bool check_bindings() {
+  if constexpr (!bound_tags_are_nodes<A>) {
+    (void)unnamed_tag_diagnostic<A>{};
+    return false;
+  } else if constexpr (!bound_once<A>) {
+    (void)repeated_binding_diagnostic<A>{};
     return false;
   } else {
     return true;
@@ -257,6 +271,7 @@ constexpr bool check_nodes(stategraph::detail::mp_list<Name...>*, stategraph::de
 template <class G, class A, class Ctx = stategraph::detail::no_context>
 constexpr bool check_all() {
   if constexpr (!check_state<typename G::state_type>()) return false;
+  else if constexpr (!check_bindings<A>()) return false;
   else if constexpr (!check_elements<G, A>()) return false;
   else if constexpr (!check_routers<A>(static_cast<typename A::branches*>(nullptr))) return false;
   else if constexpr (!check_nodes<A, Ctx>(static_cast<typename A::names*>(nullptr), static_cast<typename A::nodes*>(nullptr)))
