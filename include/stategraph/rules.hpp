@@ -19,6 +19,9 @@
 //   calls.hpp            SG011  call operators accept their view; results are supported
 //   seams.hpp            SG012  the run's context provides each node's seam
 //   codec.hpp            SG013  checkpointed channels have a JSON codec (opt-in, not here)
+//   bindings.hpp         SG015  sg::compile binds each lambda node once, to a tag the graph names
+//   state.hpp            SG016  the state is an aggregate that `State{}` can build
+//   reducers.hpp         SG017  each channel's reducer takes the channel's value and a write
 //
 // A diagnostic fails with a static_assert whose condition spells the whole diagnostic type,
 // when instantiated as `(void)rules::SG0NN_...<Args...>{};`. The assertion sits in a
@@ -31,6 +34,7 @@
 
 // Each rule's header first, then the order: a diagnostic's "In file included from" chain
 // is then one line shorter.
+#include <stategraph/rules/bindings.hpp>
 #include <stategraph/rules/calls.hpp>
 #include <stategraph/rules/channels.hpp>
 #include <stategraph/rules/declared_targets.hpp>
@@ -38,7 +42,9 @@
 #include <stategraph/rules/parallel_writes.hpp>
 #include <stategraph/rules/reach.hpp>
 #include <stategraph/rules/reads.hpp>
+#include <stategraph/rules/reducers.hpp>
 #include <stategraph/rules/seams.hpp>
+#include <stategraph/rules/state.hpp>
 #include <stategraph/rules/targets.hpp>
 #include <stategraph/rules/writes.hpp>
 

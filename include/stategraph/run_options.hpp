@@ -10,6 +10,7 @@
 #include <array>
 #include <chrono>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -134,9 +135,11 @@ struct run_position {
 // the diagnostic stays the only message.
 template <class G>
 struct invalid_app {
+  // Never runs (the program does not compile), and builds no state: the state may be the
+  // mistake (SG016).
   template <class... Args>
   typename G::state_type invoke(Args&&...) const {
-    return {};
+    std::terminate();
   }
   template <class... Args>
   std::vector<event<typename G::state_type>> stream(Args&&...) const {

@@ -52,6 +52,22 @@ constexpr std::string_view pretty_address() {
   return __PRETTY_FUNCTION__;
 }
 
+// Boost.PFR reflects aggregates only. Rule SG016 refuses any other state (rules/state.hpp);
+// a count of zero keeps PFR's own assertions from following that diagnostic.
+template <class S>
+constexpr std::size_t aggregate_field_count() {
+  if constexpr (std::is_aggregate_v<S>)
+    return boost::pfr::tuple_size_v<S>;
+  else
+    return 0;
+}
+
+// A class, so that naming the alias below does not reflect S (GCC would, for a non-aggregate).
+template <std::size_t I, class S>
+struct aggregate_field {
+  using type = boost::pfr::tuple_element_t<I, S>;
+};
+
 }  // namespace detail
 
 // How a state type is reflected: its channel count, each field's type, a reference to each
@@ -60,10 +76,12 @@ constexpr std::string_view pretty_address() {
 // such enable_if specialisations).
 template <class S, class = void>
 struct state_reflection {
-  static constexpr std::size_t size = boost::pfr::tuple_size_v<S>;
+  // The state must be an aggregate (SG016); a specialisation need not say so.
+  static constexpr bool needs_aggregate = true;
+  static constexpr std::size_t size = detail::aggregate_field_count<S>();
 
   template <std::size_t I>
-  using field = boost::pfr::tuple_element_t<I, S>;
+  using field = typename detail::aggregate_field<I, S>::type;
 
   template <std::size_t I, class T>
   static constexpr auto& get(T& s) noexcept {
@@ -99,6 +117,12 @@ template <std::size_t I, class S>
 constexpr auto& field(S& s) noexcept {
   return state_reflection<std::remove_const_t<S>>::template get<I>(s);
 }
+
+// The state's I-th member as a constant both compilers print with its name (GCC
+// `&...value.State::messages`, Clang `{&value.messages}`): how a diagnostic names a channel
+// it knows only by its index.
+template <class S, std::size_t I>
+inline constexpr auto member_at = address_box{&field<I>(fake_object<S>::value)};
 }  // namespace detail
 
 // The index of the channel a member pointer names, or channel_count<S> if it names none.

@@ -206,6 +206,76 @@ static_assert(rules::seam_provided<with_seam, context_with_seam>);
 static_assert(rules::seam_provided<with_seam, sg::detail::any_context>);  // not known yet
 static_assert(!rules::seam_provided<with_seam, context_without_seam>);
 
+// SG015: sg::compile binds each lambda node once, to a tag the graph names.
+struct left_tag {};
+struct stray_tag {};
+struct writes_nothing {
+  void operator()(sg::view<State, sg::reads<>>) const {}
+};
+template <class Tag>
+using lambda = sg::lambda_node<Tag, sg::any_stage, sg::reads<>, sg::writes<>, writes_nothing>;
+using by_tag = sg::graph<State, sg::edge<sg::start, left_tag>, sg::edge<left_tag, sg::end>>;
+static_assert(rules::bound_tags_are_nodes<sg::analysis<by_tag, list<lambda<left_tag>>>>);
+static_assert(rules::bound_tags_are_nodes<sg::analysis<sequence, list<reader>>>);  // instances have no tag
+static_assert(!rules::bound_tags_are_nodes<sg::analysis<by_tag, list<lambda<left_tag>, lambda<stray_tag>>>>);
+static_assert(rules::bound_once<sg::analysis<by_tag, list<lambda<left_tag>>>>);
+static_assert(!rules::bound_once<sg::analysis<by_tag, list<lambda<left_tag>, lambda<left_tag>>>>);
+static_assert(!rules::bound_once<sg::analysis<sequence, list<reader, reader>>>);
+
+// SG016: the state is a plain aggregate that `{}` can build.
+struct Constructed {
+  Constructed() = default;
+  explicit Constructed(int v) : value(v) {}
+  int value = 0;
+};
+struct Derived : Other {
+  int more;
+};
+struct no_default {
+  explicit no_default(int) {}
+};
+struct Unbuildable {
+  std::string text;
+  no_default part;
+};
+static_assert(rules::state_is_reflectable<State>);
+static_assert(!rules::state_is_reflectable<Constructed>);
+static_assert(!rules::state_is_reflectable<Derived>);
+static_assert(rules::state_is_reflectable<Unbuildable>);
+static_assert(rules::state_is_default_constructible<State>);
+static_assert(!rules::state_is_default_constructible<Unbuildable>);
+
+// SG017: each channel's reducer takes the channel's value and a write.
+struct keep_max {
+  int operator()(int current, int written) const { return written > current ? written : current; }
+};
+struct takes_text {
+  int operator()(const std::string& current, int) const { return static_cast<int>(current.size()); }
+};
+struct takes_one {
+  int operator()(int current) const { return current; }
+};
+struct returns_text {
+  std::string operator()(int, int) const { return {}; }
+};
+struct no_call_operator {
+  static void into(int&, int) {}
+};
+struct misfit_state {
+  std::string text;
+  sg::reduced<int, takes_one> best;
+};
+static_assert(rules::reducer_fits<keep_max, int>);
+static_assert(rules::reducer_fits<sg::sum, int>);  // a template: left to the writes (SG004)
+static_assert(rules::reducer_fits<sg::concat, std::vector<int>>);
+static_assert(!rules::reducer_fits<takes_text, int>);
+static_assert(!rules::reducer_fits<takes_one, int>);
+static_assert(!rules::reducer_fits<returns_text, int>);
+static_assert(!rules::reducer_fits<no_call_operator, int>);
+static_assert(!rules::reducer_fits<int, int>);
+static_assert(rules::reducers_fit_channels<State>);
+static_assert(!rules::reducers_fit_channels<misfit_state>);
+
 // The predicates are what sg::compile checks.
 static_assert(rules::check_all<sequence, A<sequence>>());
 static_assert(rules::check_all<branched, A<branched>>());

@@ -1,7 +1,8 @@
 // The order in which sg::compile checks the rules, and nothing else: each rule's predicate
 // and diagnostic live in its own header beside this one. The checks stop at the first
-// family that fails, so one mistake gives one short message: the graph's elements, then
-// the routers, then each node, then the graph as a whole.
+// family that fails, so one mistake gives one short message: the state, then what
+// sg::compile binds, then the graph's elements, then the routers, then each node, then the
+// graph as a whole.
 //
 // Each check is `if constexpr (!predicate) { (void)diagnostic{}; return false; }`, and
 // each call of a check is the condition of an `if constexpr`, rather than a constexpr
@@ -13,6 +14,7 @@
 #include <stategraph/calls.hpp>
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/node.hpp>
+#include <stategraph/rules/bindings.hpp>
 #include <stategraph/rules/calls.hpp>
 #include <stategraph/rules/channels.hpp>
 #include <stategraph/rules/declared_targets.hpp>
@@ -20,7 +22,9 @@
 #include <stategraph/rules/parallel_writes.hpp>
 #include <stategraph/rules/reach.hpp>
 #include <stategraph/rules/reads.hpp>
+#include <stategraph/rules/reducers.hpp>
 #include <stategraph/rules/seams.hpp>
+#include <stategraph/rules/state.hpp>
 #include <stategraph/rules/targets.hpp>
 #include <stategraph/rules/writes.hpp>
 #include <stategraph/schedule.hpp>
@@ -176,6 +180,39 @@ constexpr bool check_router() {
   }
 }
 
+// ---- the state and the bindings --------------------------------------------------------
+
+// Before anything that reflects the state: a state that cannot be reflected is the only
+// message.
+template <class S>
+constexpr bool check_state() {
+  if constexpr (!state_is_reflectable<S>) {
+    (void)SG016_state_is_not_an_aggregate<S>{};
+    return false;
+  } else if constexpr (!state_is_default_constructible<S>) {
+    (void)unbuildable_state_diagnostic<S>{};
+    return false;
+  } else if constexpr (!reducers_fit_channels<S>) {
+    (void)misfit_reducer_diagnostic<S>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
+template <class A>
+constexpr bool check_bindings() {
+  if constexpr (!bound_tags_are_nodes<A>) {
+    (void)unnamed_tag_diagnostic<A>{};
+    return false;
+  } else if constexpr (!bound_once<A>) {
+    (void)repeated_binding_diagnostic<A>{};
+    return false;
+  } else {
+    return true;
+  }
+}
+
 // ---- the graph -------------------------------------------------------------------------
 
 template <class G, class A = analysis<G>>
@@ -233,7 +270,9 @@ constexpr bool check_nodes(stategraph::detail::mp_list<Name...>*, stategraph::de
 // All rules, in the order that keeps one mistake to one message.
 template <class G, class A, class Ctx = stategraph::detail::no_context>
 constexpr bool check_all() {
-  if constexpr (!check_elements<G, A>()) return false;
+  if constexpr (!check_state<typename G::state_type>()) return false;
+  else if constexpr (!check_bindings<A>()) return false;
+  else if constexpr (!check_elements<G, A>()) return false;
   else if constexpr (!check_routers<A>(static_cast<typename A::branches*>(nullptr))) return false;
   else if constexpr (!check_nodes<A, Ctx>(static_cast<typename A::names*>(nullptr), static_cast<typename A::nodes*>(nullptr)))
     return false;
