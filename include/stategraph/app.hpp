@@ -62,8 +62,7 @@ class app {
 
   // Runs the graph from a new state: `input` is applied through the reducers onto a
   // default-constructed state, then supersteps run until nothing is active.
-  state_type invoke(state_type input) const { return invoke(std::move(input), detail::default_run_config()); }
-  state_type invoke(state_type input, const run_config& config) const {
+  state_type invoke(state_type input, const run_config& config = {}) const {
     // A rule that fails here has printed its diagnostic; nothing more is compiled.
     if constexpr (!rules::check_all<G, A, detail::no_context>()) {
       return {};
@@ -252,10 +251,17 @@ class app {
       if (active.test(i)) names.push_back(node_names[i]);
     throw recursion_limit_error(config.recursion_limit, step + 1, std::move(names));
   }
-  // Takes one of the steps left under the recursion limit; true when none was left. `left`
-  // holds one more than the steps left, so the test is the decrement's own zero flag: one
-  // subtraction and one branch, the whole cost of the limit in a chain's step.
+  // Takes one of the steps left under the recursion limit; true when none was left: one
+  // subtraction and one branch, the whole cost of the limit in a chain's step. `left` holds
+  // the steps left plus step_bias. G++ tests a decrement's own zero flag but not its borrow
+  // (it adds a compare); Clang folds the borrow into the loop's other test.
+#if defined(__clang__)
+  static constexpr std::size_t step_bias = 0;
+  [[gnu::always_inline]] static bool take_step(std::size_t& left) { return __builtin_sub_overflow(left, 1, &left); }
+#else
+  static constexpr std::size_t step_bias = 1;
   [[gnu::always_inline]] static bool take_step(std::size_t& left) { return --left == 0; }
+#endif
   static set just(std::size_t i) {
     set s{};
     s.set(i);
@@ -429,16 +435,16 @@ class app {
       std::size_t current = detail::only_member(at.active);
       if (current == detail::none && at.active.any())
         throw error("stategraph: internal error: several nodes start a graph that runs one at a time");
-      // The steps left under the recursion limit (plus one, see take_step), counted down:
+      // The steps left under the recursion limit (plus step_bias), counted down:
       // the step's number is needed only where a node fails, so it is derived there.
       const std::size_t limit = config.recursion_limit;
-      std::size_t left = (at.step < limit ? limit - at.step : 0) + 1;
+      std::size_t left = (at.step < limit ? limit - at.step : 0) + step_bias;
       while (current != detail::none) {
         if (take_step(left)) over_limit(config, limit, just(current));
         current = chain_links_from<0>(current, state, at.arrived, context, config, left);
       }
       at.active = set{};
-      at.step = limit + 1 - left;
+      at.step = limit + step_bias - left;
     } else {
       detail::quiet q;
       for (;;) {
@@ -534,9 +540,9 @@ class app {
 
   // Node `i`'s step, dispatched to its own code in chunks of detail::fold_chunk nodes
   // (Clang caps a fold expression at 256 operands); returns the one node that runs next,
-  // or none. `left` counts the steps left under the recursion limit (plus one, see
-  // take_step), this one already taken. Forced inline: Clang otherwise keeps a step's call out of line, and the call
-  // costs more than the rest of the library's work in a step.
+  // or none. `left` counts the steps left under the recursion limit (plus step_bias),
+  // this one already taken. Forced inline: Clang otherwise keeps a step's call out of line,
+  // and the call costs more than the rest of the library's work in a step.
   template <std::size_t From, class Ctx>
   [[gnu::always_inline]] std::size_t chain_links_from(std::size_t i, state_type& state, arrivals& arrived, Ctx& context,
                                                       const run_config& config, std::size_t& left) const {
@@ -570,7 +576,8 @@ class app {
       detail::no_changes none;
       std::tuple<> no_sends;
       if constexpr (plain_t<I, Ctx>::value) {
-        auto r = detail::attempt_call(detail::slot_at<I>(nodes_), state, context, config, config.recursion_limit + 1 - left);
+        auto r = detail::attempt_call(detail::slot_at<I>(nodes_), state, context, config,
+                                      config.recursion_limit + step_bias - left);
         detail::barrier<names, false>(state, next, &none, no_sends, r);
       } else {  // a node without a plain call only clears the ephemerals, as run_step does
         detail::barrier<names, false>(state, next, &none, no_sends);

@@ -30,15 +30,6 @@ struct run_config {
   std::function<void(std::chrono::nanoseconds)> sleep{};
 };
 
-namespace detail {
-// The options of a call that passes none: one object, not a std::function built and
-// destroyed on every invoke.
-inline const run_config& default_run_config() {
-  static const run_config config{};
-  return config;
-}
-}  // namespace detail
-
 // Checkpointed runs (opt-in: #include <stategraph/checkpoint.hpp>).
 struct thread_id {
   std::string value;
