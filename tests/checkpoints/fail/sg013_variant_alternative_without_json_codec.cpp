@@ -12,6 +12,7 @@ namespace sg = stategraph;
 
 struct Circle {
   double radius = 0;
+  friend bool operator==(const Circle&, const Circle&) = default;
 };
 #ifndef SG_VIOLATION
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Circle, radius)
