@@ -1,6 +1,9 @@
-# stategraph_compile_doc(<markdown file> <name> [EXCERPTS_OF <source>]): makes the C++ in a
-# markdown page part of the build, so that a snippet that stops compiling (or a shown
-# output that stops being true) fails the build or a test instead of misleading a reader.
+# stategraph_compile_doc(<markdown file> <name> [EXCERPTS_OF <source>] [UNITS <unit>...]
+#                        [LINK <library>...]): makes the C++ in a markdown page part of the
+# build, so that a snippet that stops compiling (or a shown output that stops being true)
+# fails the build or a test instead of misleading a reader. With UNITS, only the named units
+# are built (a page whose other blocks are fragments of calls); LINK adds libraries the
+# units need (nlohmann_json for the checkpoint pages).
 # With EXCERPTS_OF, the page's C++ blocks are quotes of <source> (an example's README
 # quoting its main.cpp): they are not compiled, and the test docs.<name>.excerpts checks
 # that each one still appears, verbatim, in <source>.
@@ -33,7 +36,7 @@ function(stategraph_line_of text at out)
 endfunction()
 
 function(stategraph_compile_doc md name)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "EXCERPTS_OF" "")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "EXCERPTS_OF" "UNITS;LINK")
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${md}")
   file(READ "${md}" text)
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
@@ -141,13 +144,16 @@ function(stategraph_compile_doc md name)
   # configure_file rewrites a file only when it changed, so re-running CMake does not
   # rebuild every snippet.
   set(library_sources "")
+  if(arg_UNITS)
+    set(units ${arg_UNITS})
+  endif()
   foreach(unit IN LISTS units)
     configure_file("${dir}/parts/${unit}.cpp" "${dir}/${unit}.cpp" COPYONLY)
     file(READ "${dir}/${unit}.cpp" code)
     string(FIND "${code}" "int main(" has_main)
     if(has_main GREATER -1)
       add_executable(docs_${name}_${unit} "${dir}/${unit}.cpp")
-      target_link_libraries(docs_${name}_${unit} PRIVATE stategraph::stategraph stategraph_warnings)
+      target_link_libraries(docs_${name}_${unit} PRIVATE stategraph::stategraph stategraph_warnings ${arg_LINK})
       set_target_properties(docs_${name}_${unit} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${dir}")
       if(NOT unit IN_LIST outputs)
         add_test(NAME docs.${name}.${unit} COMMAND docs_${name}_${unit})
@@ -158,7 +164,7 @@ function(stategraph_compile_doc md name)
   endforeach()
   if(library_sources)
     add_library(docs_${name} OBJECT ${library_sources})
-    target_link_libraries(docs_${name} PRIVATE stategraph::stategraph stategraph_warnings)
+    target_link_libraries(docs_${name} PRIVATE stategraph::stategraph stategraph_warnings ${arg_LINK})
   endif()
 
   if(excerpts GREATER 0)

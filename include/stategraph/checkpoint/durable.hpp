@@ -63,7 +63,7 @@ R interrupt(const P& payload) {
   std::size_t k = task->next_interrupt++;
   if (task->resume && k < task->resume->size())
     return detail::decode_value<R>(detail::parse_or_throw((*task->resume)[k], "a resume value"), "a resume value");
-  throw interrupt_signal{nlohmann::json(payload).dump(), k};
+  throw interrupt_signal{detail::json_text(payload), k};
 }
 
 // The context a checkpointed run passes to nodes that take one, when the caller gives
@@ -106,8 +106,8 @@ class durable_app {
 
   durable_app(App app, Store& store) : app_(std::move(app)), store_(&store) {}
 
-  // Every channel has a JSON codec (SG013); sg::compile checks it before building the app.
-  static constexpr bool codecs_ok = detail::check_codecs<state_type>();
+  // Every value the app stores has a JSON codec (SG013); sg::compile checks it first.
+  static constexpr bool codecs_ok = detail::check_graph_codecs<analysis_type>();
 
   // A run without a thread: nothing is stored.
   state_type invoke(state_type input, const run_config& config = {}) const { return app_.invoke(std::move(input), config); }
@@ -169,7 +169,7 @@ class durable_app {
     runner r(*this, thread.value);
     r.load(fetch_latest(thread));
     r.load_pending();
-    r.answer_interrupts(nlohmann::json(value).dump());
+    r.answer_interrupts(detail::json_text(value));
     run_context ctx;
     return r.run(ctx, config, true);
   }
@@ -512,9 +512,9 @@ class durable_app {
         j["next"] = r.next ? nlohmann::json(detail::encode_go(*r.next)) : nlohmann::json(nullptr);
       if constexpr (R::sends_work) {
         nlohmann::json sends = nlohmann::json::array();
-        if constexpr (requires { r.sends.payload; }) sends.push_back(r.sends.payload);
+        if constexpr (requires { r.sends.payload; }) sends.push_back(detail::json_document(r.sends.payload));
         else
-          for (const auto& s : r.sends) sends.push_back(s.payload);
+          for (const auto& s : r.sends) sends.push_back(detail::json_document(s.payload));
         j["sends"] = std::move(sends);
       }
       return j;

@@ -1,7 +1,7 @@
 // The JSON codec of the checkpoint format (opt-in; the core never includes nlohmann_json).
-// User value types use nlohmann's own to_json/from_json (or its NLOHMANN_DEFINE_TYPE
-// macros). A checkpointed graph whose channel has no codec does not compile (SG013, in
-// rules/codec.hpp).
+// Values are coded by checkpoint/json_values.hpp; user value types use nlohmann's own
+// to_json/from_json (or its NLOHMANN_DEFINE_TYPE macros). A checkpointed graph that stores a
+// value without a codec does not compile (SG013, in rules/codec.hpp).
 #pragma once
 
 #include <stategraph/channels.hpp>
@@ -31,6 +31,7 @@ namespace stategraph {
 namespace detail {
 
 using rules::check_codecs;
+using rules::check_graph_codecs;
 
 // FNV-1a over each channel's name, field type and reducer: two builds agree on a
 // checkpoint exactly when they agree on the schema.
@@ -109,10 +110,7 @@ T decode_value(const nlohmann::json& j, std::string_view what) {
     return checkpoint_error("stategraph: checkpoint value of " + std::string(what) + " does not decode: " + why);
   };
   try {
-    if constexpr (reads_itself<T>())
-      return read_json_as<T>(j);
-    else
-      return j.template get<T>();
+    return read_json_as<T>(j);
   } catch (const nlohmann::json::exception& e) {
     throw refuse(e.what());
   } catch (const json_value_error& e) {
@@ -141,22 +139,12 @@ void decode_channel(S& state, std::string_view value, const std::vector<std::str
 
 // ---- node results (kept as pending writes when a step fails or pauses) -----------------
 
-template <auto C, class V, bool O>
-const V& entry_value(const entry<C, V, O>& e) {
-  if constexpr (O)
-    return *e.value;
-  else
-    return e.value;
-}
-
+// A patch as a JSON array, one element per entry. An entry that may be absent (a subgraph's
+// maybe_write) is coded as the std::optional it holds: null when absent.
 template <class... E>
 nlohmann::json encode_patch(const patch<E...>& p) {
   nlohmann::json arr = nlohmann::json::array();
-  std::apply(
-      [&](const auto&... e) {
-        ((e.present() ? arr.push_back(nlohmann::json(entry_value(e))) : arr.push_back(nullptr)), ...);
-      },
-      p.entries);
+  std::apply([&](const auto&... e) { (arr.push_back(json_document(e.value)), ...); }, p.entries);
   return arr;
 }
 
@@ -168,17 +156,7 @@ patch<E...> decode_patch(const nlohmann::json& arr) {
   std::size_t k = 0;
   std::apply(
       [&](auto&... e) {
-        (
-            [&](auto& one) {
-              using entry_t = std::remove_reference_t<decltype(one)>;
-              const auto& j = arr[k++];
-              if constexpr (requires { one.value.has_value(); }) {
-                if (!j.is_null()) one.value = decode_value<typename entry_t::value_type>(j, "a pending write");
-              } else {
-                one.value = decode_value<typename entry_t::value_type>(j, "a pending write");
-              }
-            }(e),
-            ...);
+        ((e.value = decode_value<std::remove_cvref_t<decltype(e.value)>>(arr[k++], "a pending write")), ...);
       },
       p.entries);
   return p;
