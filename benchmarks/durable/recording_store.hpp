@@ -77,6 +77,9 @@ class recording_store {
     return inner_->pending_writes(thread, id);
   }
   bool delete_thread(std::string_view thread) { return inner_->delete_thread(thread); }
+  std::size_t prune(std::string_view thread, sg::keep_latest rule) { return inner_->prune(thread, rule); }
+  std::size_t prune(std::string_view thread, sg::keep_since rule) { return inner_->prune(thread, rule); }
+  std::size_t prune_threads(sg::older_than rule) { return inner_->prune_threads(rule); }
   std::vector<std::string> threads() const { return inner_->threads(); }
   sg::store_stats stats() const { return inner_->stats(); }
 

@@ -3,7 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <optional>
 #include <string>
+#include <thread>
+#include <type_traits>
 #include <vector>
 
 using namespace store_test;
@@ -129,10 +133,12 @@ TEST_CASE_TEMPLATE("forks: two children of one parent keep their own values", F,
   // Both branches reach x@2 and log@2 with different values: versions alone would collide.
   const auto a = put(s, "t", {{"x", 2, "A"}, {"y", 1}, {"log", 2, "LA", true}}, {.parent = 1, .step = 1});
   const auto b = put(s, "t", {{"x", 2, "B"}, {"y", 1}, {"log", 2, "LB", true}},
-                     {.parent = 1, .step = 1, .source = checkpoint_source::fork});
+                     {.parent = 1, .step = 1, .source = checkpoint_source::fork, .mode = sg::put_mode::fork});
   CHECK(a == 2);
   CHECK(b == 3);
-  const auto grandchild = put(s, "t", {{"x", 2}, {"y", 2, "c"}, {"log", 3, "LA2", true}}, {.parent = a, .step = 2});
+  // The fork is the head now: going on from the other branch is a fork too.
+  const auto grandchild = put(s, "t", {{"x", 2}, {"y", 2, "c"}, {"log", 3, "LA2", true}},
+                              {.parent = a, .step = 2, .mode = sg::put_mode::fork});
   CHECK(grandchild == 4);
 
   CHECK(joined(*s.get("t", a), "x") == "A");
@@ -242,10 +248,11 @@ TEST_CASE_TEMPLATE("a channel without a value must be its parent's", F, STORE_FI
                        sg::store_refused_error);
   CHECK_THROWS_WITH_AS(put(s, "t", {{"x", 1}, {"z", 1}}, {.parent = 1}), doctest::Contains("does not have the channel"),
                        sg::store_refused_error);
-  CHECK_THROWS_WITH_AS(put(s, "t", {{"x", 1}}), doctest::Contains("there is no parent"), sg::store_refused_error);
+  CHECK_THROWS_WITH_AS(put(s, "u", {{"x", 1}}), doctest::Contains("there is no parent"), sg::store_refused_error);
   CHECK_THROWS_WITH_AS(put(s, "t", {{"x", 2, "2"}, {"x", 3, "3"}}, {.parent = 1}),
                        doctest::Contains("'x' is listed twice"), sg::store_refused_error);
-  CHECK_THROWS_AS(put(s, "t", {{"", 1, "1"}}), sg::store_refused_error);
+  CHECK_THROWS_AS(put(s, "t", {{"", 1, "1"}}, {.parent = 1}), sg::store_refused_error);
+  CHECK_THROWS_AS(put(s, "u", {{"", 1, "1"}}), sg::store_refused_error);
   CHECK_THROWS_AS(put(s, "", {{"x", 1, "1"}}), sg::store_refused_error);
   // A refusal after new names and values were taken in leaves none of them behind.
   CHECK_THROWS_AS(put(s, "t", {{"new", 1, "n"}, {"x", 2, "2"}, {"y", 9}}, {.parent = 1}), sg::store_refused_error);
@@ -259,14 +266,12 @@ TEST_CASE_TEMPLATE("pending writes are kept per checkpoint, once per task and in
   F f;
   auto& s = *f.store;
   put(s, "t", {{"messages", 1, "[]"}});
-  put(s, "t", {{"messages", 1}}, {.parent = 1});
   const std::vector<sg::pending_write_put> writes{
       {"tools", 0, "messages", R"({"role":"tool"})"}, {"agent", 1, "calls", "1"}, {"agent", 0, "messages", "m"}};
   s.put_writes("t", 1, writes);
   const std::vector<sg::pending_write> expected{
       {"agent", 0, "messages", "m"}, {"agent", 1, "calls", "1"}, {"tools", 0, "messages", R"({"role":"tool"})"}};
   CHECK(s.pending_writes("t", 1) == expected);
-  CHECK(s.pending_writes("t", 2).empty());
 
   // A retry, even one with other values, changes nothing: the first write of a key wins.
   s.put_writes("t", 1, writes);
@@ -275,6 +280,8 @@ TEST_CASE_TEMPLATE("pending writes are kept per checkpoint, once per task and in
   CHECK(s.pending_writes("t", 1) == expected);
   CHECK(s.stats().pending_writes == 3);
 
+  put(s, "t", {{"messages", 1}}, {.parent = 1});
+  CHECK(s.pending_writes("t", 2).empty());
   s.put_writes("t", 2, retry);
   CHECK(s.pending_writes("t", 2) == std::vector<sg::pending_write>{{"agent", 0, "messages", "other"}});
   s.put_writes("t", 2, {});
@@ -325,4 +332,246 @@ TEST_CASE_TEMPLATE("threads lists every thread once, sorted", F, STORE_FIXTURES)
   CHECK(s.threads() == std::vector<std::string>{"B", "a", "a-2", "b", "c"});
   CHECK(s.stats().threads == 5);
   CHECK(s.stats().checkpoints == 6);
+}
+
+// ---- one writer per thread -----------------------------------------------------------------
+
+static_assert(std::is_base_of_v<sg::error, sg::conflict_error>);
+static_assert(!std::is_base_of_v<sg::store_error, sg::conflict_error>);  // not a store failure: retry
+
+TEST_CASE_TEMPLATE("one writer per thread: a put continues the head or conflicts, and writes nothing", F,
+                   STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  put(s, "t", {{"x", 1, "a"}, {"log", 1, "L1", true}});
+  put(s, "t", {{"x", 2, "b"}, {"log", 2, "L2", true}}, {.parent = 1, .step = 1});
+  const auto stats = s.stats();
+
+  // A second writer that read checkpoint 1 as the head, with new names and values.
+  try {
+    put(s, "t", {{"x", 3, "late"}, {"log", 3, "late", true}, {"new", 1, "n"}}, {.parent = 1, .step = 1});
+    FAIL("a put that does not continue the head was accepted");
+  } catch (const sg::conflict_error& e) {
+    CHECK(e.thread() == "t");
+    CHECK(e.expected() == 1);
+    CHECK(e.actual() == 2);
+    CHECK(std::string(e.what()).find("thread 't'") != std::string::npos);
+    CHECK(std::string(e.what()).find("continued checkpoint 1 but the thread's head is now checkpoint 2") !=
+          std::string::npos);
+  }
+  // A writer that saw no thread, when there is one.
+  CHECK_THROWS_AS(put(s, "t", {{"x", 1, "other start"}}), sg::conflict_error);
+  CHECK(s.stats() == stats);
+  CHECK(ids(s, "t") == std::vector<std::int64_t>{2, 1});
+  CHECK(joined(*s.get("t"), "log") == "L1|L2");
+
+  // A parent that does not exist is a refusal, not a conflict, in either mode.
+  CHECK_THROWS_AS(put(s, "t", {{"x", 3, "c"}}, {.parent = 9}), sg::store_refused_error);
+  CHECK_THROWS_AS(put(s, "t", {{"x", 3, "c"}}, {.parent = 9, .mode = sg::put_mode::fork}), sg::store_refused_error);
+  CHECK(s.stats() == stats);
+
+  CHECK(put(s, "t", {{"x", 3, "c"}, {"log", 3, "L3", true}}, {.parent = 2, .step = 2}) == 3);
+  CHECK(joined(*s.get("t"), "log") == "L1|L2|L3");
+}
+
+TEST_CASE_TEMPLATE("one writer per thread: a fork from an older checkpoint is a new branch and the new head", F,
+                   STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  put(s, "t", {{"x", 1, "a"}});
+  put(s, "t", {{"x", 2, "b"}}, {.parent = 1});
+  put(s, "t", {{"x", 3, "c"}}, {.parent = 2});
+  const auto fork =
+      put(s, "t", {{"x", 4, "f"}}, {.parent = 1, .source = checkpoint_source::fork, .mode = sg::put_mode::fork});
+  CHECK(fork == 4);
+  CHECK(s.get("t")->id == 4);  // the newest checkpoint is the head, as in LangGraph
+  CHECK(s.get("t")->parent == 1);
+  // The old branch's writer now conflicts; the fork's continues.
+  CHECK_THROWS_AS(put(s, "t", {{"x", 5, "d"}}, {.parent = 3}), sg::conflict_error);
+  CHECK(put(s, "t", {{"x", 5, "g"}}, {.parent = 4}) == 5);
+  CHECK(joined(*s.get("t", 3), "x") == "c");  // the old branch is kept as it was
+  CHECK(joined(*s.get("t"), "x") == "g");
+  // A fork may also start a new root in an existing thread, or fork from the head itself.
+  CHECK(put(s, "t", {{"x", 1, "root"}}, {.mode = sg::put_mode::fork}) == 6);
+  CHECK(put(s, "t", {{"x", 2, "h"}}, {.parent = 6, .mode = sg::put_mode::fork}) == 7);
+}
+
+TEST_CASE_TEMPLATE("one writer per thread: pending writes are kept only for the head", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  put(s, "t", {{"x", 1, "a"}});
+  put(s, "t", {{"x", 2, "b"}}, {.parent = 1});
+  const std::vector<sg::pending_write_put> writes{{"agent", 0, "x", "late"}, {"tools", 0, "x", "late"}};
+  try {
+    s.put_writes("t", 1, writes);
+    FAIL("pending writes for a checkpoint that is no longer the head were accepted");
+  } catch (const sg::conflict_error& e) {
+    CHECK(e.thread() == "t");
+    CHECK(e.expected() == 1);
+    CHECK(e.actual() == 2);
+  }
+  CHECK(s.pending_writes("t", 1).empty());
+  CHECK(s.stats().pending_writes == 0);
+  CHECK_THROWS_AS(s.put_writes("t", 9, writes), sg::store_refused_error);
+  s.put_writes("t", 2, writes);
+  CHECK(s.pending_writes("t", 2).size() == 2);
+}
+
+// ---- retention -----------------------------------------------------------------------------
+
+namespace {
+
+// A thread of `n` checkpoints: x changes every step, `log` appends a piece every step, `big`
+// is written once by the first checkpoint and referred to by every later one.
+// "x7", "p7": append(), not operator+, which GCC 12 warns falsely about (-Wrestrict).
+std::string tagged(const char* tag, int i) { return std::string(tag).append(std::to_string(i)); }
+
+template <class Store>
+void long_thread(Store& s, std::string_view thread, int n) {
+  std::int64_t parent = sg::no_checkpoint;
+  for (int i = 1; i <= n; ++i)
+    parent = put(s, thread,
+                 {{"big", 1, i == 1 ? std::optional<std::string>(std::string(1000, 'B')) : std::nullopt},
+                  {"x", i, tagged("x", i)},
+                  {"log", i, tagged("p", i), true}},
+                 {.parent = parent, .step = i - 1});
+}
+
+std::string log_until(int n) {
+  std::string out = "p1";
+  for (int i = 2; i <= n; ++i) out.append("|").append(tagged("p", i));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("prune keep_latest keeps the newest checkpoints loadable whole", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  long_thread(s, "t", 50);
+  long_thread(s, "other", 5);
+  const auto other = s.get("other");
+  const std::vector<sg::pending_write_put> w{{"agent", 0, "x", "w"}};
+  s.put_writes("t", 50, w);
+  const auto before = s.stats();
+
+  CHECK(s.prune("t", sg::keep_latest{10}) == 40);
+  CHECK(ids(s, "t") == std::vector<std::int64_t>{50, 49, 48, 47, 46, 45, 44, 43, 42, 41});
+  // Every kept checkpoint reads as it did: the values older checkpoints wrote are kept.
+  for (int id = 41; id <= 50; ++id) {
+    auto cp = s.get("t", id);
+    REQUIRE(cp);
+    CHECK(joined(*cp, "log") == log_until(id));
+    CHECK(joined(*cp, "big") == std::string(1000, 'B'));
+    CHECK(joined(*cp, "x") == tagged("x", id));
+  }
+  CHECK(s.get("t")->id == 50);
+  // Pruned ids read as unknown; the oldest kept one's parent chain ends there.
+  CHECK_FALSE(s.get("t", 40));
+  CHECK_FALSE(s.get("t", 1));
+  CHECK(s.get("t", 41)->parent == 40);
+  CHECK(s.pending_writes("t", 50).size() == 1);
+  const auto after = s.stats();
+  CHECK(after.checkpoints == before.checkpoints - 40);
+  CHECK(after.threads == 2);
+  CHECK(after.pending_writes == 1);
+  // The 40 x values only pruned checkpoints had are gone; big and the log pieces stay.
+  CHECK(after.values == before.values - 40);
+  CHECK(s.get("other") == other);
+
+  // The thread goes on from its head; pruning again to fewer keeps fewer.
+  CHECK(put(s, "t", {{"big", 1}, {"x", 51, "x51"}, {"log", 51, "p51", true}}, {.parent = 50, .step = 50}) == 51);
+  CHECK(joined(*s.get("t"), "log") == log_until(51));
+  CHECK(s.prune("t", sg::keep_latest{3}) == 8);
+  CHECK(ids(s, "t") == std::vector<std::int64_t>{51, 50, 49});
+  CHECK(joined(*s.get("t", 49), "log") == log_until(49));
+  CHECK(s.prune("t", sg::keep_latest{3}) == 0);
+  CHECK(s.prune("t", sg::keep_latest{0}) == 2);  // the head is always kept
+  CHECK(ids(s, "t") == std::vector<std::int64_t>{51});
+  CHECK(joined(*s.get("t"), "big") == std::string(1000, 'B'));
+  CHECK(joined(*s.get("t"), "log") == log_until(51));
+  CHECK(s.prune("nope", sg::keep_latest{1}) == 0);
+  CHECK(s.stats().pending_writes == 0);  // checkpoint 50's went with it
+}
+
+TEST_CASE_TEMPLATE("prune drops the values only pruned checkpoints refer to", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  // `note` is rewritten whole every step (1000 bytes): only the kept ones' values stay.
+  std::int64_t parent = sg::no_checkpoint;
+  for (int i = 1; i <= 20; ++i)
+    parent = put(s, "t", {{"note", i, std::string(1000, static_cast<char>('a' + i % 26))}}, {.parent = parent});
+  CHECK(s.stats().value_bytes == 20'000);
+  CHECK(s.prune("t", sg::keep_latest{2}) == 18);
+  CHECK(s.stats().values == 2);
+  CHECK(s.stats().value_bytes == 2'000);
+  CHECK(joined(*s.get("t", 19), "note") == std::string(1000, static_cast<char>('a' + 19 % 26)));
+}
+
+TEST_CASE_TEMPLATE("prune keeps what a fork's branch refers to", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  long_thread(s, "t", 10);
+  // A branch from checkpoint 3: its values (and log pieces 1..3) live in pruned checkpoints.
+  put(s, "t", {{"big", 1}, {"x", 3}, {"log", 4, "fork", true}},
+      {.parent = 3, .source = checkpoint_source::fork, .mode = sg::put_mode::fork});
+  CHECK(s.prune("t", sg::keep_latest{2}) == 9);
+  CHECK(ids(s, "t") == std::vector<std::int64_t>{11, 10});
+  CHECK(joined(*s.get("t", 11), "log") == "p1|p2|p3|fork");
+  CHECK(joined(*s.get("t", 11), "x") == "x3");
+  CHECK(joined(*s.get("t", 10), "log") == log_until(10));
+  CHECK(s.get("t", 11)->parent == 3);
+  CHECK_FALSE(s.get("t", 3));
+}
+
+TEST_CASE_TEMPLATE("prune keep_since keeps the checkpoints put since a time, and the head", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  long_thread(s, "t", 5);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto since = sg::store_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::int64_t parent = 5;
+  for (int i = 6; i <= 8; ++i)
+    parent = put(s, "t", {{"big", 1}, {"x", i, tagged("x", i)}, {"log", i, tagged("p", i), true}},
+                 {.parent = parent});
+  CHECK(s.prune("t", sg::keep_since{since}) == 5);
+  CHECK(ids(s, "t") == std::vector<std::int64_t>{8, 7, 6});
+  CHECK(joined(*s.get("t", 6), "log") == log_until(6));
+  CHECK(joined(*s.get("t", 8), "big") == std::string(1000, 'B'));
+  // Nothing is newer than an hour from now: the head alone stays.
+  CHECK(s.prune("t", sg::keep_since{sg::store_clock::now() + std::chrono::hours(1)}) == 2);
+  CHECK(ids(s, "t") == std::vector<std::int64_t>{8});
+  CHECK(joined(*s.get("t"), "log") == log_until(8));
+  // A duration counts back from now: everything is younger than an hour.
+  CHECK(s.prune("t", sg::keep_since{std::chrono::hours(1)}) == 0);
+  CHECK(s.prune("nope", sg::keep_since{std::chrono::hours(1)}) == 0);
+}
+
+TEST_CASE_TEMPLATE("prune_threads removes the threads idle since a time, whole", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  long_thread(s, "old", 3);
+  long_thread(s, "old-2", 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto cut = sg::store_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  long_thread(s, "new", 2);
+  // A thread with old checkpoints but a new head is in use: it stays.
+  put(s, "old-2", {{"big", 1}, {"x", 3, "x3"}, {"log", 3, "p3", true}}, {.parent = 2});
+  const std::vector<sg::pending_write_put> w{{"agent", 0, "x", "w"}};
+  s.put_writes("old", 3, w);
+
+  CHECK(s.prune_threads(sg::older_than{cut}) == 1);
+  CHECK(s.threads() == std::vector<std::string>{"new", "old-2"});
+  CHECK_FALSE(s.get("old"));
+  CHECK(s.pending_writes("old", 3).empty());
+  CHECK(s.stats().pending_writes == 0);
+  CHECK(ids(s, "old-2") == std::vector<std::int64_t>{3, 2, 1});
+  CHECK(s.prune_threads(sg::older_than{std::chrono::hours(1)}) == 0);
+  CHECK(s.prune_threads(sg::older_than{sg::store_clock::now() + std::chrono::seconds(1)}) == 2);
+  CHECK(s.threads().empty());
+  CHECK(s.stats() == sg::store_stats{});
+  // A name can start again.
+  CHECK(put(s, "old", {{"x", 1, "again"}}) == 1);
 }

@@ -60,6 +60,7 @@ struct put_args {
   std::string metadata = "{}";
   std::string schema_hash = "h1";
   int format_version = 1;
+  sg::put_mode mode = sg::put_mode::continue_head;
 };
 
 template <class Store>
@@ -68,7 +69,7 @@ std::int64_t put(Store& s, std::string_view thread, std::vector<ch> channels, pu
   for (const auto& c : channels)
     views.push_back({c.name, c.version, c.value ? std::optional<std::string_view>(*c.value) : std::nullopt, c.append});
   return s.put(
-      sg::checkpoint_put{thread, a.parent, a.step, a.source, a.format_version, a.schema_hash, a.metadata, views});
+      sg::checkpoint_put{thread, a.parent, a.step, a.source, a.format_version, a.schema_hash, a.metadata, views, a.mode});
 }
 
 // The whole value of a channel of a stored checkpoint, pieces joined with '|'.

@@ -455,11 +455,12 @@ INSERT INTO pending_writes VALUES ('t', 2, 'agent', 0, 'm', 'w');
 void put_version_2_history(sg::sqlite_store& s) {
   put(s, "t", {{"x", 1, "one"}, {"m", 1, "a", true}}, {.source = sg::checkpoint_source::input});
   put(s, "t", {{"x", 1}, {"m", 2, "b", true}}, {.parent = 1, .step = 1, .metadata = R"({"a":1})"});
-  put(s, "t", {{"x", 2, "two"}, {"m", 3, "c", true}}, {.parent = 2, .step = 2});
-  put(s, "t", {{"x", 1}, {"m", 3, "z", true}}, {.parent = 2, .step = 2, .source = sg::checkpoint_source::fork});
-  put(s, "u", {{"y", 1, "u1"}});
   std::vector<sg::pending_write_put> writes{{"agent", 0, "m", "w"}};
-  s.put_writes("t", 2, writes);
+  s.put_writes("t", 2, writes);  // while 2 is the head
+  put(s, "t", {{"x", 2, "two"}, {"m", 3, "c", true}}, {.parent = 2, .step = 2});
+  put(s, "t", {{"x", 1}, {"m", 3, "z", true}},
+      {.parent = 2, .step = 2, .source = sg::checkpoint_source::fork, .mode = sg::put_mode::fork});
+  put(s, "u", {{"y", 1, "u1"}});
 }
 
 }  // namespace

@@ -574,6 +574,9 @@ class durable_app {
       cp.schema_hash = detail::schema_hash_text<S>();
       cp.metadata = writer.metadata;
       cp.channels = writer.rows;
+      // A fork starts a branch from a checkpoint chosen on purpose; everything else continues
+      // the head this run read, and the store refuses it (conflict_error) if another writer moved it.
+      cp.mode = source == checkpoint_source::fork ? put_mode::fork : put_mode::continue_head;
       parent = self.store_->put(cp);
       has_parent = true;
       return parent;

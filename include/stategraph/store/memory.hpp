@@ -36,6 +36,11 @@ class memory_store {
       it = threads_.emplace(std::string(cp.thread), thread_data{}).first;
     }
     thread_data& t = it->second;
+    // One writer per thread: a continuing put must extend the head it read.
+    if (!new_thread && cp.mode == put_mode::continue_head && cp.parent != t.head()) {
+      if (cp.parent != no_checkpoint && !t.has(cp.parent)) throw detail::missing_parent(cp);
+      throw conflict_error(cp.thread, cp.parent, t.head());
+    }
     const auto before = t.sizes();
     try {
       return t.add(cp);
@@ -53,6 +58,7 @@ class memory_store {
     std::lock_guard lock(mutex_);
     thread_data* t = find(thread);
     if (t == nullptr || !t->has(checkpoint)) throw detail::missing_checkpoint(thread, checkpoint);
+    if (checkpoint != t->head()) throw conflict_error(thread, checkpoint, t->head());
     auto& rows = t->writes[checkpoint];
     const std::size_t old_size = rows.size();
     try {
@@ -72,7 +78,7 @@ class memory_store {
     std::lock_guard lock(mutex_);
     const thread_data* t = find(thread);
     if (t == nullptr || t->checkpoints.empty()) return std::nullopt;
-    return t->read(thread, static_cast<std::int64_t>(t->checkpoints.size()));
+    return t->read(thread, t->head());
   }
 
   std::optional<stored_checkpoint> get(std::string_view thread, std::int64_t id) const {
@@ -87,9 +93,9 @@ class memory_store {
     std::vector<checkpoint_info> out;
     const thread_data* t = find(thread);
     if (t == nullptr) return out;
-    auto id = static_cast<std::int64_t>(t->checkpoints.size());
+    auto id = t->head();
     if (options.before) id = std::min(id, *options.before - 1);
-    for (; id >= 1 && out.size() < options.limit; --id) out.push_back(t->info(thread, id));
+    for (; id >= t->first_id && out.size() < options.limit; --id) out.push_back(t->info(thread, id));
     return out;
   }
 
@@ -111,6 +117,32 @@ class memory_store {
     if (it == threads_.end()) return false;
     threads_.erase(it);
     return true;
+  }
+
+  // Removes the thread's checkpoints older than the rule keeps, their pending writes, and
+  // every value only they refer to (the kept ones' values are copied into fresh storage, so
+  // the memory goes back).
+  std::size_t prune(std::string_view thread, keep_latest rule) {
+    std::lock_guard lock(mutex_);
+    thread_data* t = find(thread);
+    if (t == nullptr) return 0;
+    const auto keep = static_cast<std::int64_t>(std::max<std::size_t>(
+        1, std::min<std::size_t>(rule.count, t->checkpoints.size())));
+    return t->prune_before(t->head() - keep + 1);
+  }
+  std::size_t prune(std::string_view thread, keep_since rule) {
+    std::lock_guard lock(mutex_);
+    thread_data* t = find(thread);
+    if (t == nullptr) return 0;
+    std::int64_t cut = t->head();
+    for (std::int64_t id = t->head(); id >= t->first_id && t->row(id).created >= rule.time; --id) cut = id;
+    return t->prune_before(cut);
+  }
+  std::size_t prune_threads(older_than rule) {
+    std::lock_guard lock(mutex_);
+    return std::erase_if(threads_, [&](const auto& entry) {
+      return entry.second.row(entry.second.head()).created < rule.time;
+    });
   }
 
   std::vector<std::string> threads() const {
@@ -193,6 +225,7 @@ class memory_store {
     std::string_view schema_hash, metadata;  // in the thread's pool
     std::size_t first_entry;
     std::size_t entry_count;
+    store_clock::time_point created;
   };
 
   struct sizes_mark {
@@ -207,11 +240,16 @@ class memory_store {
     text_pool text;
     std::vector<value_row> values;
     std::vector<entry> entries;
-    std::vector<checkpoint_row> checkpoints;  // checkpoint id N is checkpoints[N - 1]
+    std::vector<checkpoint_row> checkpoints;  // checkpoint id N is checkpoints[N - first_id]
     std::map<std::int64_t, std::vector<pending_write>> writes;
     std::size_t value_bytes = 0;
+    std::int64_t first_id = 1;  // the oldest checkpoint kept (prune raises it)
 
-    bool has(std::int64_t id) const noexcept { return id >= 1 && static_cast<std::uint64_t>(id) <= checkpoints.size(); }
+    bool has(std::int64_t id) const noexcept {
+      return id >= first_id && id - first_id < static_cast<std::int64_t>(checkpoints.size());
+    }
+    std::int64_t head() const noexcept { return first_id + static_cast<std::int64_t>(checkpoints.size()) - 1; }
+    const checkpoint_row& row(std::int64_t id) const { return checkpoints[static_cast<std::size_t>(id - first_id)]; }
     sizes_mark sizes() const noexcept {
       return {names.size(), values.size(), entries.size(), value_bytes, text.position()};
     }
@@ -244,7 +282,7 @@ class memory_store {
       std::optional<std::size_t> parent;
       if (cp.parent != no_checkpoint) {
         if (!has(cp.parent)) throw detail::missing_parent(cp);
-        parent = static_cast<std::size_t>(cp.parent - 1);
+        parent = static_cast<std::size_t>(cp.parent - first_id);
       }
       const std::size_t first = entries.size();
       bool in_order = true;  // every channel at its usual position, hence no name twice
@@ -271,9 +309,50 @@ class memory_store {
       const std::string_view hash = !checkpoints.empty() && checkpoints.back().schema_hash == cp.schema_hash
                                         ? checkpoints.back().schema_hash
                                         : text.add(cp.schema_hash);
-      checkpoints.push_back(
-          {cp.parent, cp.step, cp.source, cp.format_version, hash, text.add(cp.metadata), first, cp.channels.size()});
-      return static_cast<std::int64_t>(checkpoints.size());
+      checkpoints.push_back({cp.parent, cp.step, cp.source, cp.format_version, hash, text.add(cp.metadata), first,
+                             cp.channels.size(), store_clock::now()});
+      return head();
+    }
+
+    // Keeps checkpoints [cut, head] and what they refer to, in fresh storage.
+    std::size_t prune_before(std::int64_t cut) {
+      if (cut <= first_id) return 0;
+      thread_data kept;
+      kept.names = names;
+      kept.first_id = cut;
+      std::vector<std::size_t> moved(values.size(), none);
+      std::vector<std::size_t> chain;
+      auto copy_value = [&](std::size_t v) {
+        chain.clear();
+        for (auto at = v; at != none && moved[at] == none; at = values[at].previous) chain.push_back(at);
+        for (auto k = chain.size(); k-- > 0;) {  // oldest piece first, so its successor can link to it
+          const value_row& old = values[chain[k]];
+          kept.values.push_back({kept.text.add(old.text), old.previous == none ? none : moved[old.previous]});
+          kept.value_bytes += old.text.size();
+          moved[chain[k]] = kept.values.size() - 1;
+        }
+        return moved[v];
+      };
+      for (std::int64_t id = cut; id <= head(); ++id) {
+        checkpoint_row r = row(id);
+        const std::size_t first = kept.entries.size();
+        for (std::size_t i = 0; i < r.entry_count; ++i) {
+          entry e = entries[r.first_entry + i];
+          e.value = copy_value(e.value);
+          kept.entries.push_back(e);
+        }
+        r.schema_hash = !kept.checkpoints.empty() && kept.checkpoints.back().schema_hash == r.schema_hash
+                            ? kept.checkpoints.back().schema_hash
+                            : kept.text.add(r.schema_hash);
+        r.metadata = kept.text.add(r.metadata);
+        r.first_entry = first;
+        kept.checkpoints.push_back(r);
+      }
+      for (auto& [id, rows] : writes)
+        if (id >= cut) kept.writes.emplace(id, std::move(rows));
+      const auto removed = static_cast<std::size_t>(cut - first_id);
+      *this = std::move(kept);
+      return removed;
     }
 
     void refuse_duplicates(const checkpoint_put& cp, std::size_t first) const {
@@ -283,7 +362,7 @@ class memory_store {
     }
 
     checkpoint_info info(std::string_view thread, std::int64_t id) const {
-      const checkpoint_row& r = checkpoints[static_cast<std::size_t>(id - 1)];
+      const checkpoint_row& r = row(id);
       return {.thread = std::string(thread),
               .id = id,
               .parent = r.parent,
@@ -296,7 +375,7 @@ class memory_store {
 
     stored_checkpoint read(std::string_view thread, std::int64_t id) const {
       stored_checkpoint out{info(thread, id), {}};
-      const checkpoint_row& r = checkpoints[static_cast<std::size_t>(id - 1)];
+      const checkpoint_row& r = row(id);
       out.channels.reserve(r.entry_count);
       for (std::size_t i = 0; i < r.entry_count; ++i) {
         const entry& e = entries[r.first_entry + i];

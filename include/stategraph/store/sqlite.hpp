@@ -14,7 +14,9 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <mutex>
+#include <set>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,7 +42,8 @@ class sqlite_store {
 
   explicit sqlite_store(std::string path, sqlite_options options = {})
       : db_(std::move(path), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX),
-        sql_(prepare(db_, options)) {}
+        sql_(prepare(db_, options)),
+        retention_sql_(db_) {}
   sqlite_store(const sqlite_store&) = delete;
   sqlite_store& operator=(const sqlite_store&) = delete;
 
@@ -58,7 +61,13 @@ class sqlite_store {
     const std::int64_t version = data_version();
     const bool cached = cache_.valid && cache_.data_version == version && cache_.thread == cp.thread;
     const std::int64_t number = cached ? cache_.number : thread_number(cp.thread);
-    const std::int64_t id = (cached ? cache_.last_id : last_id(number)) + 1;
+    const std::int64_t head = cached ? cache_.last_id : last_id(number);
+    const std::int64_t id = head + 1;
+    // One writer per thread: checked here, under the write lock, in the put's transaction.
+    if (cp.mode == put_mode::continue_head && cp.parent != head) {
+      if (cp.parent != no_checkpoint && !exists(cp.thread, cp.parent)) throw detail::missing_parent(cp);
+      throw conflict_error(cp.thread, cp.parent, head);
+    }
     if (id > detail::sqlite_max_id)
       throw store_error("stategraph: SQLite store '" + path() + "': thread '" + std::string(cp.thread) +
                         "' has used every checkpoint id (2^32 - 1)");
@@ -105,6 +114,7 @@ class sqlite_store {
         .bind(cp.metadata)
         .bind(list_text_)
         .bind(vals_text_)
+        .bind(detail::sqlite_time(store_clock::now()))
         .run();
     cache_.valid = false;  // until the commit has succeeded
     tx.commit();
@@ -121,6 +131,7 @@ class sqlite_store {
     std::lock_guard lock(mutex_);
     detail::sqlite_transaction tx(sql_.begin_write, sql_.commit, sql_.rollback);
     if (!exists(thread, checkpoint)) throw detail::missing_checkpoint(thread, checkpoint);
+    if (const std::int64_t head = head_id(thread); checkpoint != head) throw conflict_error(thread, checkpoint, head);
     for (const auto& w : writes)  // INSERT OR IGNORE: the first write of a (task, index) wins
       detail::sqlite_query(sql_.insert_write)
           .bind(thread)
@@ -183,6 +194,65 @@ class sqlite_store {
       detail::sqlite_query(*s).bind(thread).run();
     tx.commit();
     return existed;
+  }
+
+  // Retention (store.hpp): removes the thread's checkpoints older than the rule keeps and
+  // their pending writes. A removed checkpoint whose values a kept one still refers to keeps
+  // its row with those values alone, hidden from every read by id (its id is negated).
+  std::size_t prune(std::string_view thread, keep_latest rule) {
+    std::lock_guard lock(mutex_);
+    detail::sqlite_transaction tx(sql_.begin_write, sql_.commit, sql_.rollback);
+    const auto range = visible_range(thread);
+    if (!range) return 0;
+    const auto keep = static_cast<std::int64_t>(std::min<std::uint64_t>(std::max<std::size_t>(rule.count, 1),
+                                                                         static_cast<std::uint64_t>(detail::sqlite_max_id)));
+    const std::size_t removed = prune_before(thread, range->number, std::max(range->first, range->head - keep + 1),
+                                             range->first);
+    tx.commit();
+    return removed;
+  }
+  std::size_t prune(std::string_view thread, keep_since rule) {
+    std::lock_guard lock(mutex_);
+    detail::sqlite_transaction tx(sql_.begin_write, sql_.commit, sql_.rollback);
+    const auto range = visible_range(thread);
+    if (!range) return 0;
+    // The newest checkpoint put before the time, and everything older, go (never the head).
+    std::int64_t cut = range->first;
+    {
+      detail::sqlite_query q(retention_sql_.newest_before);
+      q.bind(detail::sqlite_key(range->number, 1))
+          .bind(detail::sqlite_key(range->number, detail::sqlite_max_id))
+          .bind(detail::sqlite_time(rule.time));
+      if (q.next() && !q.is_null(0)) cut = std::min(q.int64(0) + 1, range->head);
+    }
+    const std::size_t removed = prune_before(thread, range->number, cut, range->first);
+    tx.commit();
+    return removed;
+  }
+  std::size_t prune_threads(older_than rule) {
+    std::lock_guard lock(mutex_);
+    detail::sqlite_transaction tx(sql_.begin_write, sql_.commit, sql_.rollback);
+    std::vector<std::string> names;
+    {
+      detail::sqlite_query q(retention_sql_.idle_threads);
+      q.bind(detail::sqlite_time(rule.time));
+      while (q.next()) names.emplace_back(q.text(0));
+    }
+    cache_.valid = false;
+    for (const auto& name : names)
+      for (auto* s : {&sql_.delete_writes, &sql_.delete_checkpoints, &sql_.delete_thread})
+        detail::sqlite_query(*s).bind(name).run();
+    tx.commit();
+    return names.size();
+  }
+  // Gives the pages that pruning and deleting freed back to the file system: rewrites the
+  // file (SQLite's VACUUM) and empties the WAL. Needs no other connection in a transaction.
+  void vacuum() {
+    std::lock_guard lock(mutex_);
+    cache_.valid = false;
+    db_.exec("PRAGMA wal_checkpoint(TRUNCATE)", "checkpointing the WAL before VACUUM");
+    db_.exec("VACUUM", "vacuuming the file");
+    db_.exec("PRAGMA wal_checkpoint(TRUNCATE)", "truncating the WAL after VACUUM");
   }
 
   std::vector<std::string> threads() const {
@@ -254,11 +324,12 @@ class sqlite_store {
           exists_thread(db, "SELECT 1 FROM checkpoints WHERE" + std::string(detail::sqlite_thread_rows_sql) + " LIMIT 1",
                         "looking up a thread"),
           data_version(db, "PRAGMA data_version", "reading the data version"),
-          parent_channels(db, "SELECT channels FROM checkpoints WHERE key = ?1", "reading the parent's channels"),
+          parent_channels(db, "SELECT channels FROM checkpoints WHERE key = ?1 AND id > 0", "reading the parent's channels"),
           // The id is the key's low half (sqlite_key).
           insert_checkpoint(db,
                             "INSERT INTO checkpoints (key, id, parent, step, source, format_version, schema_hash,"
-                            " metadata, channels, vals) VALUES (?1, ?1 & 4294967295, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                            " metadata, channels, vals, created)"
+                            " VALUES (?1, ?1 & 4294967295, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                             "writing a checkpoint"),
           insert_write(db,
                        "INSERT OR IGNORE INTO pending_writes (thread, checkpoint, task, idx, channel, value)"
@@ -272,13 +343,13 @@ class sqlite_store {
                "reading a checkpoint"),
           // From checkpoint ?2 of thread ?1 back to the thread's first.
           value_rows(db,
-                     "SELECT id, vals FROM checkpoints WHERE key BETWEEN (SELECT no << 32 FROM threads WHERE name = ?1)"
+                     "SELECT key & 4294967295, vals FROM checkpoints WHERE key BETWEEN (SELECT no << 32 FROM threads WHERE name = ?1)"
                      " AND (SELECT (no << 32) + ?2 FROM threads WHERE name = ?1) ORDER BY key DESC",
                      "reading a channel's value"),
           // Ids before ?2 (any value: past 2^32 is every id).
           list(db,
                std::string(detail::sqlite_info_sql) + " WHERE" + detail::sqlite_thread_rows_sql +
-                   " AND key < (SELECT (no << 32) + min(max(?2, 0), 4294967296) FROM threads WHERE name = ?1)"
+                   " AND id > 0 AND key < (SELECT (no << 32) + min(max(?2, 0), 4294967296) FROM threads WHERE name = ?1)"
                    " ORDER BY key DESC LIMIT ?3",
                "listing checkpoints"),
           read_writes(db,
@@ -294,7 +365,7 @@ class sqlite_store {
                   " WHERE key BETWEEN t.no << 32 AND (t.no << 32) + 4294967295) ORDER BY name",
                   "listing threads"),
           stats(db,
-                "SELECT (SELECT count(DISTINCT key >> 32) FROM checkpoints), (SELECT count(*) FROM checkpoints),"
+                "SELECT (SELECT count(DISTINCT key >> 32) FROM checkpoints), (SELECT count(*) FROM checkpoints WHERE id > 0),"
                 " (SELECT count(*) FROM pending_writes)",
                 "counting rows"),
           // The thread's number, not its name: a join would look every row's name up.
@@ -366,6 +437,77 @@ class sqlite_store {
     out.clear();
     for (const auto& r : refs_) out.push_back({std::string(r.channel), r.version, r.origin});
     return true;
+  }
+  // The thread's head: its newest checkpoint (none if the thread has none).
+  std::int64_t head_id(std::string_view thread) const {
+    detail::sqlite_query q(retention_sql_.head);
+    q.bind(thread);
+    return q.next() ? q.int64(0) : no_checkpoint;
+  }
+  struct visible_ids {
+    std::int64_t number, first, head;
+  };
+  std::optional<visible_ids> visible_range(std::string_view thread) const {
+    detail::sqlite_query q(retention_sql_.visible_range);
+    q.bind(thread);
+    if (!q.next() || q.is_null(0)) return std::nullopt;
+    return visible_ids{q.int64(0), q.int64(1), q.int64(2)};
+  }
+  // Keeps checkpoints [cut, head]; of the rows below `cut`, keeps only the values the kept
+  // checkpoints still reach (through a channel's origin or an append's previous piece).
+  // Inside the caller's write transaction.
+  std::size_t prune_before(std::string_view thread, std::int64_t number, std::int64_t cut, std::int64_t first) {
+    if (cut <= first) return 0;
+    cache_.valid = false;
+    std::map<std::int64_t, std::set<std::string, std::less<>>> needed;  // by checkpoint: the channels
+    {
+      detail::sqlite_query q(retention_sql_.rows_in);
+      q.bind(detail::sqlite_key(number, cut)).bind(detail::sqlite_key(number, detail::sqlite_max_id));
+      while (q.next()) {
+        if (!detail::parse_channel_list(q.text(1), refs_)) throw corrupted(thread, q.int64(0), "channel list");
+        for (const auto& r : refs_)
+          if (r.origin < cut) needed[r.origin].emplace(r.channel);
+        const bool ok = detail::for_each_value(q.text(2), [&](const detail::sqlite_value_ref& v) {
+          if (v.previous != no_checkpoint && v.previous < cut) needed[v.previous].emplace(v.channel);
+          return true;
+        });
+        if (!ok) throw corrupted(thread, q.int64(0), "value list");
+      }
+    }
+    // Newest first: a kept piece's previous piece is older, so it is decided later.
+    std::vector<std::pair<std::int64_t, std::string>> holders;
+    {
+      detail::sqlite_query q(retention_sql_.rows_in);
+      q.bind(detail::sqlite_key(number, 1)).bind(detail::sqlite_key(number, cut - 1));
+      while (q.next()) {
+        const std::int64_t id = q.int64(0);
+        const auto it = needed.find(id);
+        if (it == needed.end()) continue;
+        std::string vals;
+        const bool ok = detail::for_each_value(q.text(2), [&](const detail::sqlite_value_ref& v) {
+          if (!it->second.contains(v.channel)) return true;
+          detail::append_value(vals, v.channel, v.previous, v.value);
+          if (v.previous != no_checkpoint) needed[v.previous].emplace(v.channel);
+          return true;
+        });
+        if (!ok) throw corrupted(thread, id, "value list");
+        holders.emplace_back(id, std::move(vals));
+      }
+    }
+    std::size_t removed = 0;
+    {
+      detail::sqlite_query q(retention_sql_.count_visible);
+      q.bind(detail::sqlite_key(number, 1)).bind(detail::sqlite_key(number, cut - 1));
+      if (q.next()) removed = static_cast<std::size_t>(q.int64(0));
+    }
+    detail::sqlite_query(retention_sql_.delete_rows)
+        .bind(detail::sqlite_key(number, 1))
+        .bind(detail::sqlite_key(number, cut - 1))
+        .run();
+    for (const auto& [id, vals] : holders)
+      detail::sqlite_query(retention_sql_.insert_holder).bind(detail::sqlite_key(number, id)).bind(vals).run();
+    detail::sqlite_query(retention_sql_.delete_writes_before).bind(thread).bind(cut).run();
+    return removed;
   }
   store_format_error corrupted(std::string_view thread, std::int64_t id, std::string_view what) const {
     return store_format_error("stategraph: SQLite store '" + path() + "': checkpoint " + std::to_string(id) +
@@ -454,9 +596,52 @@ class sqlite_store {
     return true;
   }
 
+  // The statements of one writer per thread and of retention.
+  struct retention_statements {
+    explicit retention_statements(const detail::sqlite_connection& db)
+        : head(db,
+               "SELECT id FROM checkpoints WHERE" + std::string(detail::sqlite_thread_rows_sql) +
+                   " ORDER BY key DESC LIMIT 1",
+               "reading a thread's head"),
+          // The thread's number, its oldest visible id and its head.
+          visible_range(db,
+                        "SELECT t.no, (SELECT min(id) FROM checkpoints WHERE key BETWEEN t.no << 32 AND"
+                        " (t.no << 32) + 4294967295 AND id > 0), (SELECT id FROM checkpoints WHERE key BETWEEN"
+                        " t.no << 32 AND (t.no << 32) + 4294967295 ORDER BY key DESC LIMIT 1) FROM threads t"
+                        " WHERE t.name = ?1 AND EXISTS (SELECT 1 FROM checkpoints WHERE key BETWEEN t.no << 32"
+                        " AND (t.no << 32) + 4294967295)",
+                        "reading a thread's range"),
+          newest_before(db,
+                        "SELECT max(id) FROM checkpoints WHERE key BETWEEN ?1 AND ?2 AND id > 0 AND created < ?3",
+                        "finding the checkpoints to prune"),
+          rows_in(db,
+                  "SELECT key & 4294967295, channels, vals FROM checkpoints WHERE key BETWEEN ?1 AND ?2"
+                  " ORDER BY key DESC",
+                  "reading the checkpoints to prune"),
+          count_visible(db, "SELECT count(*) FROM checkpoints WHERE key BETWEEN ?1 AND ?2 AND id > 0",
+                        "counting the checkpoints to prune"),
+          delete_rows(db, "DELETE FROM checkpoints WHERE key BETWEEN ?1 AND ?2", "pruning checkpoints"),
+          // A pruned checkpoint that still holds values: no channel list, metadata or hash.
+          insert_holder(db,
+                        "INSERT INTO checkpoints (key, id, parent, step, source, format_version, schema_hash,"
+                        " metadata, channels, vals, created) VALUES (?1, -(?1 & 4294967295), 0, 0, 'loop', 0, '',"
+                        " '', '', ?2, 0)",
+                        "keeping the values of pruned checkpoints"),
+          delete_writes_before(db, "DELETE FROM pending_writes WHERE thread = ?1 AND checkpoint < ?2",
+                               "pruning pending writes"),
+          idle_threads(db,
+                       "SELECT t.name FROM threads t WHERE (SELECT created FROM checkpoints WHERE key BETWEEN"
+                       " t.no << 32 AND (t.no << 32) + 4294967295 ORDER BY key DESC LIMIT 1) < ?1 ORDER BY t.name",
+                       "finding idle threads") {}
+
+    detail::sqlite_statement head, visible_range, newest_before, rows_in, count_visible, delete_rows, insert_holder,
+        delete_writes_before, idle_threads;
+  };
+
   mutable std::mutex mutex_;
   detail::sqlite_connection db_;
   mutable statements sql_;
+  mutable retention_statements retention_sql_;
   // Buffers reused by every call, behind mutex_.
   put_cache cache_;
   std::vector<channel_entry> scratch_parent_, scratch_now_;

@@ -7,6 +7,7 @@
 
 #include <stategraph/errors.hpp>
 
+#include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -39,6 +40,27 @@ class store_format_error : public store_error {
 class store_refused_error : public store_error {
  public:
   using store_error::store_error;
+};
+
+// Another writer moved the thread's head (its newest checkpoint) after this writer read it:
+// the put continued `expected`, the head is now `actual`. Nothing of the put was kept; reload
+// the thread and try again. Only one writer at a time can continue a thread.
+class conflict_error : public error {
+ public:
+  conflict_error(std::string_view thread, std::int64_t expected, std::int64_t actual)
+      : error("stategraph: thread '" + std::string(thread) + "' was continued by another writer: this write " +
+              "continued checkpoint " + std::to_string(expected) + " but the thread's head is now checkpoint " +
+              std::to_string(actual) + "; nothing was written (reload the thread and retry)"),
+        thread_(thread),
+        expected_(expected),
+        actual_(actual) {}
+  const std::string& thread() const noexcept { return thread_; }
+  std::int64_t expected() const noexcept { return expected_; }  // the head the writer read
+  std::int64_t actual() const noexcept { return actual_; }      // the head the store holds
+
+ private:
+  std::string thread_;
+  std::int64_t expected_, actual_;
 };
 
 // ---- records -----------------------------------------------------------------------------
@@ -84,6 +106,13 @@ struct channel_put {
   bool append = false;
 };
 
+// What a put says about the thread's head (its newest checkpoint, the one `get(thread)`
+// reads). `continue_head`: the parent must be the head (none for a new thread), checked in
+// the put's own transaction, else sg::conflict_error; so two writers of one thread cannot
+// both append to it. `fork`: the parent may be any checkpoint of the thread (time travel, a
+// deliberate new branch). Either way the new checkpoint becomes the head.
+enum class put_mode : std::uint8_t { continue_head, fork };
+
 // A checkpoint to be stored. Every field is a view: the store copies what it keeps.
 struct checkpoint_put {
   std::string_view thread;
@@ -94,6 +123,7 @@ struct checkpoint_put {
   std::string_view schema_hash{};
   std::string_view metadata{};              // JSON text owned by the runtime
   std::span<const channel_put> channels{};  // every channel the checkpoint has, in any order
+  put_mode mode = put_mode::continue_head;
 };
 
 // A write of a node that succeeded in a step that failed: kept so a resume need not run the
@@ -159,16 +189,50 @@ struct store_stats {
   friend bool operator==(const store_stats&, const store_stats&) = default;
 };
 
+// ---- retention ---------------------------------------------------------------------------
+
+using store_clock = std::chrono::system_clock;
+
+// The age a retention rule names: a time point, or a duration back from now.
+struct retention_time {
+  store_clock::time_point time;
+  retention_time(store_clock::time_point t) : time(t) {}  // NOLINT: implicit by design
+  template <class Rep, class Period>
+  retention_time(std::chrono::duration<Rep, Period> age)  // NOLINT: implicit by design
+      : time(store_clock::now() - std::chrono::duration_cast<store_clock::duration>(age)) {}
+};
+
+// store.prune(thread, rule): which checkpoints of a thread to keep. The head is always kept,
+// and every value a kept checkpoint refers to; the rest of the thread's older checkpoints go.
+struct keep_latest {
+  std::size_t count = 1;  // the newest `count` checkpoints (0 keeps the head alone)
+};
+struct keep_since : retention_time {  // the checkpoints put at or after this time
+  using retention_time::retention_time;
+};
+// store.prune_threads(older_than{...}): the threads whose head was put before this time go
+// whole, as with delete_thread.
+struct older_than : retention_time {
+  using retention_time::retention_time;
+};
+
 // ---- the interface -----------------------------------------------------------------------
 
 // What the runtime calls. Concrete classes with the same member functions: no virtual calls.
 // Unknown threads and ids read as empty; writes that contradict the store throw
-// store_refused_error and change nothing.
+// store_refused_error and change nothing. One writer per thread: a put in mode
+// continue_head, and put_writes, are accepted only for the thread's head (checked in the
+// same transaction as the write) and otherwise throw conflict_error and change nothing.
+// prune and prune_threads return how many checkpoints / threads they removed.
 template <class S>
 concept checkpoint_store = requires(S& s, const S& cs, const checkpoint_put& cp, std::string_view thread,
-                                    std::int64_t id, std::span<const pending_write_put> writes, list_options options) {
+                                    std::int64_t id, std::span<const pending_write_put> writes, list_options options,
+                                    keep_latest last, keep_since since, older_than age) {
   { s.put(cp) } -> std::same_as<std::int64_t>;  // the new checkpoint's id
   { s.put_writes(thread, id, writes) } -> std::same_as<void>;
+  { s.prune(thread, last) } -> std::same_as<std::size_t>;
+  { s.prune(thread, since) } -> std::same_as<std::size_t>;
+  { s.prune_threads(age) } -> std::same_as<std::size_t>;
   { cs.get(thread) } -> std::same_as<std::optional<stored_checkpoint>>;  // the latest
   { cs.get(thread, id) } -> std::same_as<std::optional<stored_checkpoint>>;
   { cs.list(thread, options) } -> std::same_as<std::vector<checkpoint_info>>;

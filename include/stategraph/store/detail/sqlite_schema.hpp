@@ -51,13 +51,18 @@ inline constexpr std::int64_t sqlite_key(std::int64_t thread_number, std::int64_
 //                 with `previous`, the checkpoint whose value an appended piece extends (0:
 //                 none); see sqlite_value_list. Values are keyed by the checkpoint that wrote
 //                 them, so two branches of a fork that reach the same version never collide.
+//                 `created` is when the put committed (microseconds since the epoch; files
+//                 of version 3 made before retention get the column, set to the time they
+//                 are first opened). A pruned checkpoint whose values a kept one still
+//                 refers to keeps its row with those values alone and `id` = -id, so no
+//                 read by id or listing finds it.
 // pending_writes  writes of nodes that succeeded in a step that failed.
 inline constexpr const char* sqlite_keyed_tables_sql = R"sql(
 CREATE TABLE threads (no INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE checkpoints (
   key INTEGER PRIMARY KEY, id INTEGER NOT NULL, parent INTEGER NOT NULL, step INTEGER NOT NULL,
   source TEXT NOT NULL, format_version INTEGER NOT NULL, schema_hash TEXT NOT NULL, metadata TEXT NOT NULL,
-  channels TEXT NOT NULL, vals TEXT NOT NULL DEFAULT '');
+  channels TEXT NOT NULL, vals TEXT NOT NULL DEFAULT '', created INTEGER NOT NULL DEFAULT 0);
 )sql";
 inline constexpr const char* sqlite_other_tables_sql = R"sql(
 CREATE TABLE stategraph_store (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
@@ -181,6 +186,11 @@ bool for_each_value(std::string_view text, Each each) {
   return true;
 }
 
+// A time as the `created` column holds it.
+inline std::int64_t sqlite_time(store_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
 // Reads one integer (or NULL as nullopt) from a one-row query.
 inline std::optional<std::int64_t> sqlite_scalar(const sqlite_connection& db, const char* sql, std::string_view doing) {
   sqlite_statement s(db, sql, doing);
@@ -265,6 +275,22 @@ inline void migrate_sqlite_store_from_2(const sqlite_connection& db) {
           "converting version 2: marking version 3");
 }
 
+// Gives every checkpoint row without a time the time of now: after the `created` column was
+// added to a version-3 file, or a version-2 file was converted.
+inline void sqlite_date_old_rows(const sqlite_connection& db) {
+  const std::string sql = "UPDATE checkpoints SET created = " + std::to_string(sqlite_time(store_clock::now())) +
+                          " WHERE created = 0";
+  db.exec(sql.c_str(), "dating the checkpoints written before retention");
+}
+inline void sqlite_add_created_column(const sqlite_connection& db) {
+  if (sqlite_scalar(db, "SELECT count(*) FROM pragma_table_info('checkpoints') WHERE name = 'created'",
+                    "looking for the created column")
+          .value_or(0) != 0)
+    return;
+  db.exec("ALTER TABLE checkpoints ADD COLUMN created INTEGER NOT NULL DEFAULT 0", "adding the created column");
+  sqlite_date_old_rows(db);
+}
+
 // Asks for WAL and returns the journal mode the file ends up in. Connections that open a
 // new file together all read it in rollback mode, then all ask for the write lock the
 // switch takes; SQLite refuses all but one at once (SQLITE_BUSY, without calling the busy
@@ -311,8 +337,10 @@ inline void open_sqlite_store(const sqlite_connection& db, int busy_timeout_ms, 
         break;
       case sqlite_file_kind::version_2:
         migrate_sqlite_store_from_2(db);
+        sqlite_date_old_rows(db);
         break;
       case sqlite_file_kind::current:
+        sqlite_add_created_column(db);
         break;
     }
     db.exec("COMMIT", "committing the tables");
