@@ -19,6 +19,7 @@
 //   calls.hpp            SG011  call operators accept their view; results are supported
 //   seams.hpp            SG012  the run's context provides each node's seam
 //   codec.hpp            SG013  checkpointed channels have a JSON codec (opt-in, not here)
+//   inputs.hpp           SG014  a partial input names each channel once (checked by invoke)
 //
 // A diagnostic fails with a static_assert whose condition spells the whole diagnostic type,
 // when instantiated as `(void)rules::SG0NN_...<Args...>{};`. The assertion sits in a
@@ -34,6 +35,7 @@
 #include <stategraph/rules/calls.hpp>
 #include <stategraph/rules/channels.hpp>
 #include <stategraph/rules/declared_targets.hpp>
+#include <stategraph/rules/inputs.hpp>
 #include <stategraph/rules/lattice.hpp>
 #include <stategraph/rules/parallel_writes.hpp>
 #include <stategraph/rules/reach.hpp>
