@@ -768,7 +768,8 @@ class app {
   void run_tasks(const set& active, Frame& f) const {
     detail::task_outputs out{f.failures.data()};
     if constexpr (Frame::timed) {
-      out.took = f.took.data();
+      // Durations only for debug events: the clock is a cost per task.
+      out.took = has_mode(f.observer.mode, stream_mode::debug) ? f.took.data() : nullptr;
       out.children = f.children.data();
       out.mode = f.observer.mode;
     }
@@ -875,7 +876,7 @@ class app {
   (std::make_index_sequence<A::size>{});
   template <class Observer, class Result>
   static void merge_one(gathered<Observer>& g, std::string_view name, Result& r) {
-    if constexpr (Observer::streams) g.observer.update(g.step, name, detail::written_channels<state_type>(r.update));
+    if constexpr (Observer::streams) g.observer.update(g.step, name, r.update);
     detail::merge_result<names>(g.state, r, g.next, &g.changed, g.next_sends);
   }
 

@@ -642,8 +642,9 @@ class durable_app {
     void tasks(std::size_t step, const Set& active, const Failures& failures, const Took& took, Children& children) {
       stream_->tasks(step, active, failures, took, children);
     }
-    void update(std::size_t step, std::string_view node, std::vector<std::string_view> channels) {
-      stream_->update(step, node, std::move(channels));
+    template <class Patch>
+    void update(std::size_t step, std::string_view node, const Patch& patch) {
+      stream_->update(step, node, patch);
     }
     void values(std::size_t step, const S& s) { stream_->values(step, s); }
     auto custom_scope(std::size_t node)

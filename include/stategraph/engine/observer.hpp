@@ -1,7 +1,7 @@
 // What a run tells whoever watches its steps: the engine's one seam. The general step calls
 // these hooks on its Observer; a plain invoke's `quiet` has none and compiles to nothing.
 //
-//   streams = true     update(step, node, written channels)  before a result is merged
+//   streams = true     update(step, node, patch)              before a result is merged
 //                      tasks(step, active, failures, took, children)  after the tasks ran
 //                      values(step, state)                    after the barrier
 //                      custom_scope(node) (optional)          held around each task of the

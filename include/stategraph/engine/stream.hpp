@@ -5,6 +5,7 @@
 // includes stategraph would pay for it, whether it streamed or not.
 #pragma once
 
+#include <stategraph/engine/apply.hpp>
 #include <stategraph/errors.hpp>
 #include <stategraph/events.hpp>
 #include <stategraph/run_options.hpp>
@@ -34,6 +35,7 @@ struct streamer {
   stream_mode mode;
   const std::array<std::string_view, N>& names;
   Sink& sink;
+  std::vector<std::string_view> spare{};
   // What each node emitted in the step (custom mode), kept per node so that the step
   // reports them in node order whatever the executor.
   struct no_custom {};
@@ -106,10 +108,20 @@ struct streamer {
       custom[i].values.clear();
     }
   }
-  void update(std::size_t step, std::string_view node, std::vector<std::string_view> channels) {
+  // A node's update: the names of the channels its patch writes, in a buffer that goes
+  // back to the streamer once the callback has seen the event (no allocation per event).
+  template <class Patch>
+  void update(std::size_t step, std::string_view node, const Patch& patch) {
     if (!has_mode(mode, stream_mode::updates)) return;
-    event<State> e{.mode = stream_mode::updates, .step = step, .node = node, .channels = std::move(channels)};
-    emit(std::move(e));
+    event_type e{};
+    e.mode = stream_mode::updates;
+    e.step = step;
+    e.node = node;
+    e.channels = std::move(spare);
+    e.channels.clear();
+    written_channels_into<State>(patch, e.channels);
+    sink(std::move(e));
+    spare = std::move(e.channels);  // empty if the sink kept the event
   }
   void values(std::size_t step, const State& state) {
     if (!has_mode(mode, stream_mode::values)) return;
