@@ -35,7 +35,6 @@
 #include <stategraph/rules/calls.hpp>
 #include <stategraph/rules/channels.hpp>
 #include <stategraph/rules/declared_targets.hpp>
-#include <stategraph/rules/inputs.hpp>
 #include <stategraph/rules/lattice.hpp>
 #include <stategraph/rules/parallel_writes.hpp>
 #include <stategraph/rules/reach.hpp>
@@ -43,5 +42,6 @@
 #include <stategraph/rules/seams.hpp>
 #include <stategraph/rules/targets.hpp>
 #include <stategraph/rules/writes.hpp>
+#include <stategraph/rules/inputs.hpp>  // after writes.hpp and channels.hpp, which it includes
 
 #include <stategraph/rules/check_all.hpp>
