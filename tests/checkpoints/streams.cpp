@@ -123,6 +123,21 @@ TEST_CASE_TEMPLATE("a streamed thread pauses on an interrupt and resumes", F, DU
   CHECK(app.resume(t).messages.size() == 4);
 }
 
+TEST_CASE("a thread streams debug events with a context, on the thread pool") {
+  sg::memory_store store;
+  auto app = sg::compile<chat_graph>(sg::with_store(store), sg::with_executor(sg::thread_pool{2}));
+  sg::run_context ctx;
+  std::vector<std::string> seen;
+  app.stream(Chat{.messages = {Msg{"user", "hi"}}}, sg::thread_id{"debug"}, sg::stream_mode::debug, ctx,
+             [&](const sg::event<Chat>& e) {
+               seen.push_back(std::to_string(e.step) + (e.phase == sg::debug_phase::start ? " start " : " end ") +
+                              std::string(e.node));
+             });
+  CHECK(seen == strings{"1 start agent", "1 end agent", "2 start tools", "2 end tools", "3 start agent", "3 end agent",
+                        "4 start tools", "4 end tools", "5 start agent", "5 end agent"});
+  CHECK(app.get_state(sg::thread_id{"debug"})->checkpoint_id == 6);
+}
+
 // ---- custom events through the context ---------------------------------------------------
 
 struct Pair {
