@@ -145,6 +145,12 @@ std::vector<side> sides() {
       {"W3", "no_store", bench::w3::supersteps, escaping([](fixture&) { return bench::w3_library(); })},
       {"W4", "memory_store", bench::w3::supersteps,
        escaping([](fixture& fx) { return bench::w4_memory(fx.memory, fx.next()); })},
+      {"W4", "memory_store_streamed", bench::w3::supersteps, escaping([](fixture& fx) {
+         std::size_t channels = 0;
+         auto out = bench::w4_memory_streamed(fx.memory, fx.next(), channels);
+         escape(channels);
+         return out;
+       })},
       {"W5", "sqlite_store", bench::w5::supersteps,
        escaping([](fixture& fx) { return bench::w5_sqlite(fx.sqlite, fx.next()); })},
       {"W5", "raw_sqlite", bench::w5::supersteps,

@@ -10,4 +10,11 @@ State w4_memory(sg::memory_store& store, const sg::thread_id& thread) {
   return app.invoke(State{}, thread);
 }
 
+// The same run streamed in updates mode: what streaming a thread adds to W4.
+State w4_memory_streamed(sg::memory_store& store, const sg::thread_id& thread, std::size_t& channels) {
+  const auto app = sg::compile<w3::graph>(sg::with_store(store));
+  return app.stream(State{}, thread, sg::stream_mode::updates,
+                    [&](const sg::event<State>& e) { channels += e.channels.size(); });
+}
+
 }  // namespace bench

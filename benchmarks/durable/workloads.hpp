@@ -49,6 +49,8 @@ using graph = sg::graph<State, sg::edge<sg::start, w3::step>, sg::branch<w3::ste
 // One invocation on a fresh thread of `store` (the caller names the thread). The W4 store
 // is in memory; W5's is a SQLite file the caller opened.
 State w4_memory(sg::memory_store& store, const sg::thread_id& thread);
+// W4 streamed in updates mode; adds the number of channels the events named to `channels`.
+State w4_memory_streamed(sg::memory_store& store, const sg::thread_id& thread, std::size_t& channels);
 State w5_sqlite(sg::sqlite_store& store, const sg::thread_id& thread);
 
 struct put_record;

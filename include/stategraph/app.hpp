@@ -81,6 +81,41 @@ class app {
       return run(std::move(input), context, config);
   }
 
+  // Runs the graph from a partial input: only the channels it names are written, each
+  // through its reducer, onto a default-constructed state (invoke(State) writes every
+  // channel). `sg::write<&S::a>(x) | sg::write<&S::b>(y)`; a channel named twice is SG014.
+  template <class... E>
+  state_type invoke(patch<E...> input, const run_config& config = {}) const {
+    if constexpr (!rules::check_partial_input<state_type, patch<E...>>()) {
+      return {};
+    } else if constexpr (!rules::check_all<G, A, detail::no_context>()) {
+      return {};
+    } else {
+      detail::no_context none;
+      return run_partial(std::move(input), none, config);
+    }
+  }
+  template <class Ctx, class... E>
+  requires(!std::is_same_v<std::remove_const_t<Ctx>, run_config>) state_type
+      invoke(patch<E...> input, Ctx& context, const run_config& config = {})
+  const {
+    if constexpr (!rules::check_partial_input<state_type, patch<E...>>())
+      return {};
+    else if constexpr (!rules::check_all<G, A, Ctx>())
+      return {};
+    else
+      return run_partial(std::move(input), context, config);
+  }
+  // Applies a partial input onto `state`, marking the channels it wrote in `touched`, and
+  // returns what runs first (start's successors; in a reactive graph, their subscribers).
+  template <class... E>
+  set first_frontier(state_type& state, patch<E...>&& input, channel_set& touched) const {
+    set first = A::table.from_start;
+    detail::apply_patch(state, std::move(input), &touched);
+    if constexpr (A::reactive) first |= A::woken_by(touched);
+    return first;
+  }
+
   // A write into `state` as `node`, outside a step (a checkpointed run's update_state):
   // merged as that node's result would be, then what runs next as if it had just run — its
   // static edges and joins, the subscribers of what it changed, its branches on `state`.
@@ -107,8 +142,10 @@ class app {
       return stream_with(std::move(input), mode, none, callback, config);
     }
   }
+  // A context that derives from sg::emitter<T> makes the events sg::event<State, T>
+  // (stream_mode::custom); an sg::event<State> callback takes them too.
   template <class Ctx, class Callback>
-  requires std::is_invocable_v < Callback&, const event<state_type>
+  requires std::is_invocable_v < Callback&, const event_for<state_type, Ctx>
   & > state_type stream(state_type input, stream_mode mode, Ctx& context, Callback&& callback,
                         const run_config& config = {}) const {
     if constexpr (!rules::check_all<G, A, Ctx>())
@@ -382,6 +419,20 @@ class app {
       run_fixed(state, context, config);
     } else {
       position_type at{first_frontier(state, std::move(input)), {}, 0, {}};
+      run_frontier(state, at, context, config);
+    }
+    return state;
+  }
+
+  template <class Ctx, class... E>
+  state_type run_partial(patch<E...>&& input, Ctx& context, const run_config& config) const {
+    state_type state{};
+    if constexpr (fixed_fast_path) {
+      detail::apply_patch(state, std::move(input), nullptr);
+      run_fixed(state, context, config);
+    } else {
+      channel_set touched{};
+      position_type at{first_frontier(state, std::move(input), touched), {}, 0, {}};
       run_frontier(state, at, context, config);
     }
     return state;
@@ -707,6 +758,7 @@ class app {
   template <std::size_t I, class Ctx, class Observer>
   static void run_send_task(frame<Ctx, Observer>& f, std::size_t k) {
     if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) {
+      [[maybe_unused]] auto custom = detail::custom_scope(f.observer, I);
       auto& slot = detail::slot_at<I>(f.sent)[k];
       try {
         slot.result.emplace(detail::deferred{[&] {
@@ -725,7 +777,8 @@ class app {
   void run_tasks(const set& active, Frame& f) const {
     detail::task_outputs out{f.failures.data()};
     if constexpr (Frame::timed) {
-      out.took = f.took.data();
+      // Durations only for debug events: the clock is a cost per task.
+      out.took = has_mode(f.observer.mode, stream_mode::debug) ? f.took.data() : nullptr;
       out.children = f.children.data();
       out.mode = f.observer.mode;
     }
@@ -735,6 +788,7 @@ class app {
       task_table<Ctx>[i](node_at(i), f.state, f.context, f.config, result_at<Ctx>(f.results, i), nullptr);
     };
     auto node_task = [&](std::size_t i) {
+      [[maybe_unused]] auto custom = detail::custom_scope(f.observer, i);
       if constexpr (Observer::persists) {
         if (f.restored.test(i)) return;
         detail::task_outputs mine = out;
@@ -831,7 +885,7 @@ class app {
   (std::make_index_sequence<A::size>{});
   template <class Observer, class Result>
   static void merge_one(gathered<Observer>& g, std::string_view name, Result& r) {
-    if constexpr (Observer::streams) g.observer.update(g.step, name, detail::written_channels<state_type>(r.update));
+    if constexpr (Observer::streams) g.observer.update(g.step, name, r.update);
     detail::merge_result<names>(g.state, r, g.next, &g.changed, g.next_sends);
   }
 

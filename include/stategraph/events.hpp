@@ -1,9 +1,11 @@
 // What app.stream() reports: the state after each step (values), what each node wrote
-// (updates), and when each node started and ended (debug).
+// (updates), when each node started and ended (debug), each checkpoint a checkpointed run
+// commits (checkpoints), and what nodes emit through their context (custom).
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -14,7 +16,7 @@
 
 namespace stategraph {
 
-enum class stream_mode : unsigned { values = 1, updates = 2, debug = 4 };
+enum class stream_mode : unsigned { values = 1, updates = 2, debug = 4, checkpoints = 8, custom = 16 };
 
 constexpr stream_mode operator|(stream_mode a, stream_mode b) {
   return static_cast<stream_mode>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
@@ -25,8 +27,20 @@ constexpr bool has_mode(stream_mode set, stream_mode m) {
 
 enum class debug_phase { start, end, error };
 
+// A checkpoint as a checkpointed run committed it (stream_mode::checkpoints).
+struct checkpoint_event {
+  std::int64_t id = 0;
+  std::int64_t parent_id = 0;
+  std::int64_t step = 0;                  // the thread's step counter, as in its snapshot
+  std::string_view source{};              // "input", "loop", "update" or "fork"
+  std::vector<std::string_view> next{};   // the nodes that run next, in node order
+};
+
+template <class State, class Custom = void>
+struct event;
+
 template <class State>
-struct event {
+struct event<State, void> {
   stream_mode mode{};
   std::size_t step = 0;                     // 1-based superstep
   std::string_view node{};                  // updates, debug: the node's name
@@ -38,6 +52,14 @@ struct event {
   // A subgraph's event, forwarded into its parent's stream: `node` is "parent/child" and
   // `substep` the child run's own step (`step` stays the parent's). 0 for the parent's own.
   std::size_t substep = 0;
+  checkpoint_event checkpoint{};            // checkpoints: the checkpoint just committed
+};
+
+// The event of a run whose context emits events of type Custom (sg::emitter<Custom>): in
+// custom mode, `node` is the node that emitted and `custom` what it emitted.
+template <class State, class Custom>
+struct event : event<State, void> {
+  std::optional<Custom> custom{};
 };
 
 namespace detail {
@@ -81,6 +103,44 @@ inline std::string_view intern(std::string name) {
   return *names.insert(std::move(name)).first;
 }
 
+// Where sg::emitter<T>::emit puts a value: the buffer of the task that runs, set by a run
+// streamed in custom mode around each task (on the thread that runs it); null otherwise.
+template <class T>
+struct custom_buffer {
+  std::vector<T> values;
+  std::mutex guard;  // the tasks of one node's sends may run at once
+};
+template <class T>
+inline thread_local custom_buffer<T>* current_custom = nullptr;
+
+template <class Ctx>
+struct custom_of {
+  using type = void;
+};
+template <class Ctx>
+  requires requires { typename Ctx::custom_event_type; }
+struct custom_of<Ctx> {
+  using type = typename Ctx::custom_event_type;
+};
+
 }  // namespace detail
+
+// A context that derives from sg::emitter<T> lets its nodes call ctx.emit(value): a run
+// streamed with stream_mode::custom reports each value as an event<State, T>; any other
+// run drops it. A context without it pays nothing.
+template <class T>
+struct emitter {
+  using custom_event_type = T;
+  void emit(T value) const {
+    if (auto* b = detail::current_custom<T>) {
+      std::lock_guard lock(b->guard);
+      b->values.push_back(std::move(value));
+    }
+  }
+};
+
+// The event type a stream with context Ctx reports.
+template <class State, class Ctx>
+using event_for = event<State, typename detail::custom_of<Ctx>::type>;
 
 }  // namespace stategraph

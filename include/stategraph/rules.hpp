@@ -19,6 +19,7 @@
 //   calls.hpp            SG011  call operators accept their view; results are supported
 //   seams.hpp            SG012  the run's context provides each node's seam
 //   codec.hpp            SG013  checkpointed channels have a JSON codec (opt-in, not here)
+//   inputs.hpp           SG014  a partial input names each channel once (checked by invoke)
 //   bindings.hpp         SG015  sg::compile binds each lambda node once, to a tag the graph names
 //   state.hpp            SG016  the state is an aggregate that `State{}` can build
 //   reducers.hpp         SG017  each channel's reducer takes the channel's value and a write
@@ -47,5 +48,6 @@
 #include <stategraph/rules/state.hpp>
 #include <stategraph/rules/targets.hpp>
 #include <stategraph/rules/writes.hpp>
+#include <stategraph/rules/inputs.hpp>  // after writes.hpp and channels.hpp, which it includes
 
 #include <stategraph/rules/check_all.hpp>

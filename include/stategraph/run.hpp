@@ -22,8 +22,9 @@ auto app<G, A, Executor>::stream_with(state_type input, stream_mode mode, Ctx& c
                                       const run_config& config) const -> state_type {
   state_type state{};
   position_type at = begin_run(state, std::move(input));
-  auto sink = [&](event<state_type>&& e) { callback(static_cast<const event<state_type>&>(e)); };
-  detail::streamer<state_type, A::size, decltype(sink)> s{mode, node_names, sink};
+  using event_t = event_for<state_type, Ctx>;
+  auto sink = [&](event_t&& e) { callback(static_cast<const event_t&>(e)); };
+  detail::streamer<state_type, A::size, decltype(sink), typename detail::custom_of<Ctx>::type> s{mode, node_names, sink};
   s.values(0, state);
   while (run_step(state, at, context, config, s)) {
   }

@@ -276,6 +276,16 @@ static_assert(!rules::reducer_fits<int, int>);
 static_assert(rules::reducers_fit_channels<State>);
 static_assert(!rules::reducers_fit_channels<misfit_state>);
 
+// SG014: a partial input names each channel once (its channels in the state: SG003).
+using two_channels = decltype(sg::write<&State::steps>(1) | sg::write<&State::answer>("a"));
+using steps_twice = decltype(sg::write<&State::steps>(1) | sg::write<&State::answer>("a") | sg::write<&State::steps>(2));
+static_assert(rules::input_names_each_channel_once<two_channels>);
+static_assert(rules::input_names_each_channel_once<sg::patch<>>);
+static_assert(!rules::input_names_each_channel_once<steps_twice>);
+static_assert(rules::input_channels_in_state<State, two_channels>);
+static_assert(!rules::input_channels_in_state<State, decltype(sg::write<&Other::text>("t"))>);
+static_assert(rules::check_partial_input<State, two_channels>());
+
 // The predicates are what sg::compile checks.
 static_assert(rules::check_all<sequence, A<sequence>>());
 static_assert(rules::check_all<branched, A<branched>>());

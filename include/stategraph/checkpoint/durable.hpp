@@ -14,9 +14,12 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -94,6 +97,77 @@ template <class Node, class P>
 constexpr bool update_fits() {
   return update_fits_impl<Node>(static_cast<P*>(nullptr));
 }
+
+// What a durable entry point takes as an interrupt's answer (a value with a JSON codec) and
+// as a user context (anything else but the other arguments), so that resume(thread, x)
+// reads x one way.
+template <class V>
+concept resume_answer = !std::is_same_v<std::remove_cvref_t<V>, run_config> &&
+                        !std::is_same_v<std::remove_cvref_t<V>, checkpoint_id> &&
+                        std::is_constructible_v<nlohmann::json, const V&>;
+template <class Ctx>
+concept user_context = !std::is_same_v<std::remove_const_t<Ctx>, run_config> &&
+                       !std::is_same_v<std::remove_const_t<Ctx>, checkpoint_id> &&
+                       !std::is_same_v<std::remove_const_t<Ctx>, thread_id> && !resume_answer<Ctx>;
+}  // namespace detail
+
+namespace detail {
+// The shared state of a streamed run on a thread that a range walks through step by step:
+// the run's runner, which hands each step to a streamer made for that step.
+template <class Durable>
+struct durable_stream_session {
+  using state_type = typename Durable::state_type;
+  using event_type = event<state_type>;
+  struct push {
+    std::deque<event_type>* to;
+    void operator()(event_type&& e) const { to->push_back(std::move(e)); }
+  };
+  using stream_type = streamer<state_type, Durable::analysis_type::size, push>;
+  using runner_type = typename Durable::template runner_of<stream_type>;
+
+  durable_stream_session(const Durable& app, std::string thread, run_config c, stream_mode m)
+      : config(c), mode(m), runner(app, std::move(thread), nullptr) {
+    runner.mode = mode;
+  }
+  run_config config;
+  stream_mode mode;
+  typename Durable::run_context_type context{};
+  runner_type runner;
+  std::deque<event_type> pending{};
+  bool running = true;
+  bool skip_before = false;
+
+  template <class F>
+  void start(F&& begin) {
+    with_stream([&](stream_type& s) {
+      begin(runner);
+      s.values(0, runner.state);
+    });
+  }
+  void fill() {  // runs steps until there is an event to show or the run is over
+    if constexpr (!rules::check_all<typename Durable::app_type::graph_type, typename Durable::analysis_type,
+                                    typename Durable::run_context_type>()) {
+      running = false;
+    } else {
+      with_stream([&](stream_type&) {
+        while (pending.empty() && running) running = runner.step_once(context, config, skip_before);
+      });
+    }
+  }
+
+ private:
+  template <class F>
+  void with_stream(F&& f) {
+    push sink{&pending};
+    stream_type s{mode, Durable::app_type::node_names, sink};
+    runner.stream_ = &s;
+    struct reset {
+      runner_type& r;
+      ~reset() { r.stream_ = nullptr; }
+    } after{runner};
+    f(s);
+  }
+};
 }  // namespace detail
 
 template <class App, class Store, class Before, class After>
@@ -103,23 +177,42 @@ class durable_app {
   using analysis_type = typename App::analysis_type;
   using position_type = typename App::position_type;
   using store_type = Store;
+  using app_type = App;
+  using run_context_type = run_context;
 
   durable_app(App app, Store& store) : app_(std::move(app)), store_(&store) {}
 
+
+ private:
+  template <class Stream>
+  class runner_of;
+  using runner = runner_of<detail::quiet>;
+  template <class Stream>
+  static stream_mode stream_mode_of(const Stream& s) {
+    if constexpr (requires { s.mode; })
+      return s.mode;
+    else
+      return stream_mode{};
+  }
+  template <class Session>
+  friend struct detail::durable_stream_session;
+
+ public:
   // Every value the app stores has a JSON codec (SG013); sg::compile checks it first.
   static constexpr bool codecs_ok = detail::check_graph_codecs<analysis_type>();
 
   // A run without a thread: nothing is stored.
   state_type invoke(state_type input, const run_config& config = {}) const { return app_.invoke(std::move(input), config); }
 
+  // Every durable entry point takes an optional user context as its last argument before
+  // the run_config (contract §6); without one, nodes that take a context get a run_context.
   // Applies `input` through the reducers onto the thread's latest state (a new state for a
   // new thread) and runs from start, checkpointing after the input and every step.
   state_type invoke(state_type input, const thread_id& thread, const run_config& config = {}) const {
     run_context ctx;
     return invoke(std::move(input), thread, ctx, config);
   }
-  template <class Ctx>
-    requires(!std::is_same_v<std::remove_const_t<Ctx>, run_config>)
+  template <detail::user_context Ctx>
   state_type invoke(state_type input, const thread_id& thread, Ctx& context, const run_config& config = {}) const {
     runner r(*this, thread.value);
     auto latest = store_->get(thread.value);
@@ -130,22 +223,72 @@ class durable_app {
   // Forks: applies `input` onto the state of checkpoint `from` and runs from start; the new
   // checkpoints continue a new branch whose parent is `from`.
   state_type invoke(state_type input, const thread_id& thread, checkpoint_id from, const run_config& config = {}) const {
+    run_context ctx;
+    return invoke(std::move(input), thread, from, ctx, config);
+  }
+  template <detail::user_context Ctx>
+  state_type invoke(state_type input, const thread_id& thread, checkpoint_id from, Ctx& context,
+                    const run_config& config = {}) const {
     runner r(*this, thread.value);
     r.load(fetch(thread, from));
     r.apply_input(std::move(input), checkpoint_source::fork, from.value);
+    return r.run(context, config, false);
+  }
+
+  // The same with a partial input (`sg::write<&S::a>(x) | ...`): only the channels it names
+  // are written, through their reducers; every other channel keeps the thread's value.
+  template <class... E>
+  state_type invoke(patch<E...> input, const thread_id& thread, const run_config& config = {}) const {
     run_context ctx;
-    return r.run(ctx, config, false);
+    return invoke(std::move(input), thread, ctx, config);
+  }
+  template <detail::user_context Ctx, class... E>
+  state_type invoke(patch<E...> input, const thread_id& thread, Ctx& context, const run_config& config = {}) const {
+    if constexpr (!rules::check_partial_input<state_type, patch<E...>>()) {
+      return {};
+    } else {
+      runner r(*this, thread.value);
+      auto latest = store_->get(thread.value);
+      if (latest) r.load(*latest);
+      r.apply_partial(std::move(input), checkpoint_source::input, latest ? latest->id : no_checkpoint);
+      return r.run(context, config, false);
+    }
+  }
+  template <class... E>
+  state_type invoke(patch<E...> input, const thread_id& thread, checkpoint_id from, const run_config& config = {}) const {
+    run_context ctx;
+    return invoke(std::move(input), thread, from, ctx, config);
+  }
+  template <detail::user_context Ctx, class... E>
+  state_type invoke(patch<E...> input, const thread_id& thread, checkpoint_id from, Ctx& context,
+                    const run_config& config = {}) const {
+    if constexpr (!rules::check_partial_input<state_type, patch<E...>>()) {
+      return {};
+    } else {
+      runner r(*this, thread.value);
+      r.load(fetch(thread, from));
+      r.apply_partial(std::move(input), checkpoint_source::fork, from.value);
+      return r.run(context, config, false);
+    }
+  }
+  // Without a thread, as the plain app: nothing is stored.
+  template <class... E>
+  state_type invoke(patch<E...> input, const run_config& config = {}) const {
+    return app_.invoke(std::move(input), config);
+  }
+  template <detail::user_context Ctx, class... E>
+  state_type invoke(patch<E...> input, Ctx& context, const run_config& config = {}) const {
+    return app_.invoke(std::move(input), context, config);
   }
 
   // Continues the thread's latest checkpoint: after a crash, a failed step, or a static
   // interrupt. Nodes whose writes survived a failed step are not run again.
   state_type resume(const thread_id& thread, const run_config& config = {}) const {
     run_context ctx;
-    return resume_with(thread, ctx, config);
+    return resume(thread, ctx, config);
   }
-  template <class Ctx>
-    requires(!std::is_same_v<std::remove_const_t<Ctx>, run_config>)
-  state_type resume_with(const thread_id& thread, Ctx& context, const run_config& config = {}) const {
+  template <detail::user_context Ctx>
+  state_type resume(const thread_id& thread, Ctx& context, const run_config& config = {}) const {
     runner r(*this, thread.value);
     r.load(fetch_latest(thread));
     r.load_pending();
@@ -154,24 +297,77 @@ class durable_app {
                              "' has nothing to resume (its run is over); nothing was changed");
     return r.run(context, config, true);
   }
+  template <detail::user_context Ctx>
+  [[deprecated("use resume(thread, ctx)")]] state_type resume_with(const thread_id& thread, Ctx& context,
+                                                                    const run_config& config = {}) const {
+    return resume(thread, context, config);
+  }
   // Continues from an older checkpoint's next nodes, as a new branch of history.
   state_type resume(const thread_id& thread, checkpoint_id from, const run_config& config = {}) const {
+    run_context ctx;
+    return resume(thread, from, ctx, config);
+  }
+  template <detail::user_context Ctx>
+  state_type resume(const thread_id& thread, checkpoint_id from, Ctx& context, const run_config& config = {}) const {
     runner r(*this, thread.value);
     r.load(fetch(thread, from));
     r.fork_here(from.value);
-    run_context ctx;
-    return r.run(ctx, config, true);
+    return r.run(context, config, true);
   }
   // Answers the pending interrupt(s): each interrupted node runs again and its
-  // sg::interrupt call returns `value`.
-  template <class V>
+  // sg::interrupt call returns `value`. A value is what has a JSON codec; a context has none.
+  template <detail::resume_answer V>
   state_type resume(const thread_id& thread, const V& value, const run_config& config = {}) const {
+    run_context ctx;
+    return resume(thread, value, ctx, config);
+  }
+  template <detail::resume_answer V, detail::user_context Ctx>
+  state_type resume(const thread_id& thread, const V& value, Ctx& context, const run_config& config = {}) const {
     runner r(*this, thread.value);
     r.load(fetch_latest(thread));
     r.load_pending();
     r.answer_interrupts(detail::json_text(value));
+    return r.run(context, config, true);
+  }
+
+  // Streams a run on the thread: what invoke(input, thread[, ctx]) does, reporting each step
+  // to `callback` as app.stream does, and, in stream_mode::checkpoints, each checkpoint as
+  // it is committed.
+  template <class Callback>
+    requires std::is_invocable_v<Callback&, const event<state_type>&>
+  state_type stream(state_type input, const thread_id& thread, stream_mode mode, Callback&& callback,
+                    const run_config& config = {}) const {
     run_context ctx;
-    return r.run(ctx, config, true);
+    return stream(std::move(input), thread, mode, ctx, callback, config);
+  }
+  template <detail::user_context Ctx, class Callback>
+    requires std::is_invocable_v<Callback&, const event_for<state_type, Ctx>&>
+  state_type stream(state_type input, const thread_id& thread, stream_mode mode, Ctx& context, Callback&& callback,
+                    const run_config& config = {}) const {
+    using event_t = event_for<state_type, Ctx>;
+    auto sink = [&](event_t&& e) { callback(static_cast<const event_t&>(e)); };
+    detail::streamer<S, A::size, decltype(sink), typename detail::custom_of<Ctx>::type> s{mode, App::node_names, sink};
+    runner_of<decltype(s)> r(*this, thread.value, &s);
+    start_stream(r, std::move(input), thread);
+    s.values(0, r.state);
+    return r.run(context, config, false);
+  }
+  // The same as a range-v3 input range of events: each step runs when the range reaches it.
+  // The range refers to this app, which must outlive it.
+  auto stream(state_type input, const thread_id& thread, stream_mode mode, const run_config& config = {}) const {
+    using session = detail::durable_stream_session<durable_app>;
+    auto s = std::make_shared<session>(*this, thread.value, config, mode);
+    s->start([&](auto& r) { start_stream(r, std::move(input), thread); });
+    return detail::stream_range<session>(std::move(s));
+  }
+  // A run without a thread, as the plain app streams it: nothing is stored.
+  template <class... Args>
+  auto stream(state_type input, stream_mode mode, Args&&... args) const {
+    return app_.stream(std::move(input), mode, std::forward<Args>(args)...);
+  }
+  template <detail::user_context Ctx>
+  state_type invoke(state_type input, Ctx& context, const run_config& config = {}) const {
+    return app_.invoke(std::move(input), context, config);
   }
 
   std::optional<snapshot<state_type>> get_state(const thread_id& thread) const {
@@ -208,6 +404,13 @@ class durable_app {
   using A = analysis_type;
   using S = state_type;
   static constexpr std::size_t channels = channel_count<S>;
+
+  template <class Runner>
+  void start_stream(Runner& r, state_type&& input, const thread_id& thread) const {
+    auto latest = store_->get(thread.value);
+    if (latest) r.load(*latest);
+    r.apply_input(std::move(input), checkpoint_source::input, latest ? latest->id : no_checkpoint);
+  }
 
   stored_checkpoint fetch_latest(const thread_id& thread) const {
     auto c = store_->get(thread.value);
@@ -247,16 +450,21 @@ class durable_app {
   }
 
   // One run's bookkeeping: the state, where the run stands, each channel's version, and
-  // the observer hooks the app's step calls.
-  class runner {
+  // the observer hooks the app's step calls. A streamed run's runner also hands each step to
+  // its streamer (engine/stream.hpp); a plain one has none (Stream = detail::quiet).
+  template <class Stream>
+  class runner_of {
    public:
-    static constexpr bool streams = false;
+    static constexpr bool streams = Stream::streams;
     static constexpr bool persists = true;
 
-    runner(const durable_app& owner, std::string thread) : self(owner), thread(std::move(thread)) {}
+    runner_of(const durable_app& owner, std::string thread, Stream* stream = nullptr)
+        : stream_(stream), self(owner), thread(std::move(thread)) {}
 
     S state{};
     position_type at{};
+    Stream* stream_;
+    stream_mode mode = stream_ ? stream_mode_of(*stream_) : stream_mode{};  // read by the step when streaming
 
     // ---- loading ---------------------------------------------------------------------
     void load(const stored_checkpoint& c) {
@@ -360,8 +568,32 @@ class durable_app {
     void apply_input(S&& input, checkpoint_source source, std::int64_t from) {
       if (has_parent) ++thread_step;
       auto touched = detail::input_touches(input);
+      // A whole input overwrites every last-value channel: one it changes is stored, even
+      // when the input holds the default value.
+      detail::for_each_index<channels>([&]<std::size_t I>() {
+        using F = field_type_t<S, I>;
+        using V = typename channel_traits<F>::value_type;
+        if constexpr (channel_traits<F>::kind != channel_kind::accumulator) {
+          if constexpr (std::equality_comparable<V>) {
+            if (!(channel_traits<F>::value(detail::field<I>(state)) == channel_traits<F>::value(detail::field<I>(input))))
+              touched.set(I);
+          } else {
+            touched.set(I);
+          }
+        }
+      });
       before_merge(state);
       at = position_type{self.app_.first_frontier(state, std::move(input)), {}, 0, {}};
+      bool whole = source == checkpoint_source::fork || !has_parent;
+      put(source, whole ? all_channels() : touched, from, whole);
+    }
+
+    template <class... E>
+    void apply_partial(patch<E...>&& input, checkpoint_source source, std::int64_t from) {
+      if (has_parent) ++thread_step;
+      before_merge(state);
+      detail::node_set<channels> touched{};
+      at = position_type{self.app_.first_frontier(state, std::move(input), touched), {}, 0, {}};
       bool whole = source == checkpoint_source::fork || !has_parent;
       put(source, whole ? all_channels() : touched, from, whole);
     }
@@ -382,22 +614,43 @@ class durable_app {
       if constexpr (!rules::check_all<typename App::graph_type, A, Ctx>()) {
         return state;  // the rule has printed its diagnostic
       } else {
-      bool skip_before = resuming;
-      while (at.any()) {
-        if (!skip_before && scheduled().intersects(before_set)) break;
-        skip_before = false;
-        auto ran = scheduled();
-        try {
-          self.app_.step(state, at, context, config, *this);
-        } catch (const detail::paused_step&) {
-          break;
+        bool skip_before = resuming;
+        while (step_once(context, config, skip_before)) {
         }
-        results = {};
-        resumes = {};
-        if (ran.intersects(after_set) && at.any()) break;
-      }
       }
       return state;
+    }
+    // One superstep; false when the run stops: over, paused, or at a static interrupt.
+    template <class Ctx>
+    bool step_once(Ctx& context, const run_config& config, bool& skip_before) {
+      if (!at.any()) return false;
+      if (!skip_before && scheduled().intersects(before_set)) return false;
+      skip_before = false;
+      auto ran = scheduled();
+      try {
+        self.app_.step(state, at, context, config, *this);
+      } catch (const detail::paused_step&) {
+        return false;
+      }
+      results = {};
+      resumes = {};
+      return !(ran.intersects(after_set) && at.any());
+    }
+
+    // ---- stream hooks (a streamed run only) -----------------------------------------------
+    template <class Set, class Failures, class Took, class Children>
+    void tasks(std::size_t step, const Set& active, const Failures& failures, const Took& took, Children& children) {
+      stream_->tasks(step, active, failures, took, children);
+    }
+    template <class Patch>
+    void update(std::size_t step, std::string_view node, const Patch& patch) {
+      stream_->update(step, node, patch);
+    }
+    void values(std::size_t step, const S& s) { stream_->values(step, s); }
+    auto custom_scope(std::size_t node)
+      requires(Stream::streams)
+    {
+      return stream_->custom_scope(node);
     }
 
     // ---- observer hooks (engine/observer.hpp; called by app::step) ------------------------
@@ -579,6 +832,15 @@ class durable_app {
       cp.mode = source == checkpoint_source::fork ? put_mode::fork : put_mode::continue_head;
       parent = self.store_->put(cp);
       has_parent = true;
+      if constexpr (streams) {
+        if (has_mode(mode, stream_mode::checkpoints)) {
+          checkpoint_event e{parent, from, thread_step, to_string(source), {}};
+          const auto next = scheduled();
+          for (std::size_t i = 0; i < A::size; ++i)
+            if (next.test(i)) e.next.push_back(App::node_names[i]);
+          stream_->checkpoint(at.step, std::move(e));
+        }
+      }
       return parent;
     }
 

@@ -38,14 +38,19 @@ constexpr void apply_patch(S& state, patch<E...>&& p, Changed changed) {  // Cha
   apply_entries(state, p.entries, changed, std::index_sequence_for<E...>{});
 }
 
+// The names of the channels a patch writes, appended to `out` (a stream reuses its buffer).
 template <class S, class... E>
-std::vector<std::string_view> written_channels(const patch<E...>& p) {
-  std::vector<std::string_view> out;
+void written_channels_into(const patch<E...>& p, std::vector<std::string_view>& out) {
   std::apply(
       [&](const auto&... e) {
         ((e.present() ? out.push_back(channel_name<std::remove_cvref_t<decltype(e)>::channel>()) : void()), ...);
       },
       p.entries);
+}
+template <class S, class... E>
+std::vector<std::string_view> written_channels(const patch<E...>& p) {
+  std::vector<std::string_view> out;
+  written_channels_into<S>(p, out);
   return out;
 }
 

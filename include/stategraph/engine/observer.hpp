@@ -1,9 +1,12 @@
 // What a run tells whoever watches its steps: the engine's one seam. The general step calls
 // these hooks on its Observer; a plain invoke's `quiet` has none and compiles to nothing.
 //
-//   streams = true     update(step, node, written channels)  before a result is merged
+//   streams = true     update(step, node, patch)              before a result is merged
 //                      tasks(step, active, failures, took, children)  after the tasks ran
 //                      values(step, state)                    after the barrier
+//                      custom_scope(node) (optional)          held around each task of the
+//                                                             node: where ctx.emit writes
+//                      checkpoint(step, checkpoint_event)     a checkpointed run committed one
 //   persists = true    restore<I>(result slot) -> bool        before the tasks: a result kept
 //                                                             from an earlier attempt is put
 //                                                             back, and its node is not run
@@ -19,12 +22,23 @@
 // persists. Nothing else in the core knows either.
 #pragma once
 
+#include <cstddef>
+
 namespace stategraph::detail {
 
 struct quiet {
   static constexpr bool streams = false;
   static constexpr bool persists = false;
 };
+
+struct no_custom_scope {};
+template <class Observer>
+auto custom_scope(Observer& observer, std::size_t node) {
+  if constexpr (requires { observer.custom_scope(node); })
+    return observer.custom_scope(node);
+  else
+    return no_custom_scope{};
+}
 
 // Thrown out of a step whose only failures were interrupts, after step_paused: the run stops
 // there, to be resumed from what the observer recorded.

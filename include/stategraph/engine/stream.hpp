@@ -5,6 +5,7 @@
 // includes stategraph would pay for it, whether it streamed or not.
 #pragma once
 
+#include <stategraph/engine/apply.hpp>
 #include <stategraph/errors.hpp>
 #include <stategraph/events.hpp>
 #include <stategraph/run_options.hpp>
@@ -24,24 +25,60 @@
 namespace stategraph::detail {
 
 // Turns the steps of a run into events, in a deterministic order: per step, each node's
-// debug start and end (in node order), then its update, then the state.
-template <class State, std::size_t N, class Sink>
+// debug start, the events its subgraphs and its own emit (custom) reported, its debug end
+// (in node order), then the updates, then the checkpoint (a checkpointed run), then the state.
+template <class State, std::size_t N, class Sink, class Custom = void>
 struct streamer {
   static constexpr bool streams = true;
   static constexpr bool persists = false;
+  using event_type = event<State, Custom>;
   stream_mode mode;
   const std::array<std::string_view, N>& names;
   Sink& sink;
+  std::vector<std::string_view> spare{};
+  // What each node emitted in the step (custom mode), kept per node so that the step
+  // reports them in node order whatever the executor.
+  struct no_custom {};
+  [[no_unique_address]] std::conditional_t<std::is_void_v<Custom>, no_custom,
+                                           std::array<custom_buffer<std::conditional_t<std::is_void_v<Custom>, int, Custom>>, N>>
+      custom{};
+
+  void emit(event<State>&& e) {
+    if constexpr (std::is_void_v<Custom>)
+      sink(std::move(e));
+    else
+      sink(event_type{std::move(e), {}});
+  }
+
+  // Set around each task of node i (app::run_tasks): where ctx.emit puts its values.
+  auto custom_scope(std::size_t i) {
+    if constexpr (std::is_void_v<Custom>) {
+      return no_custom{};
+    } else {
+      struct scope {
+        custom_buffer<Custom>* saved;
+        explicit scope(custom_buffer<Custom>* b) : saved(std::exchange(current_custom<Custom>, b)) {}
+        ~scope() { current_custom<Custom> = saved; }
+        scope(const scope&) = delete;
+        scope& operator=(const scope&) = delete;
+      };
+      return scope(has_mode(mode, stream_mode::custom) ? &custom[i] : nullptr);
+    }
+  }
 
   template <class Set, class Failures, class Took, class Children>
   void tasks(std::size_t step, const Set& active, const Failures& failures, const Took& took, Children& children) {
     const bool debug = has_mode(mode, stream_mode::debug);
     for (std::size_t i = 0; i < N; ++i) {
+      if constexpr (!std::is_void_v<Custom>) {
+        // A send target's emits are reported even when it ran only as a send.
+        if (!active.test(i) && !custom[i].values.empty()) flush_custom(step, i);
+      }
       if (!active.test(i)) continue;
       if (debug) {
         event<State> start{.mode = stream_mode::debug, .step = step, .node = names[i]};
         start.phase = debug_phase::start;
-        sink(std::move(start));
+        emit(std::move(start));
       }
       // A subgraph's own events come between its start and its end.
       for (auto& c : children[i].events) {
@@ -50,26 +87,53 @@ struct streamer {
         e.duration = c.duration;
         e.error = std::move(c.error);
         e.substep = c.step;
-        sink(std::move(e));
+        emit(std::move(e));
       }
+      if constexpr (!std::is_void_v<Custom>) flush_custom(step, i);
       if (!debug) continue;
       event<State> end{.mode = stream_mode::debug, .step = step, .node = names[i]};
       end.phase = failures[i] ? debug_phase::error : debug_phase::end;
       end.duration = took[i];
       if (failures[i]) end.error = node_error(names[i], step, failures[i]).what();
-      sink(std::move(end));
+      emit(std::move(end));
     }
   }
-  void update(std::size_t step, std::string_view node, std::vector<std::string_view> channels) {
+  void flush_custom(std::size_t step, std::size_t i) {
+    if constexpr (!std::is_void_v<Custom>) {
+      for (auto& v : custom[i].values) {
+        event_type e{event<State>{.mode = stream_mode::custom, .step = step, .node = names[i]}, {}};
+        e.custom.emplace(std::move(v));
+        sink(std::move(e));
+      }
+      custom[i].values.clear();
+    }
+  }
+  // A node's update: the names of the channels its patch writes, in a buffer that goes
+  // back to the streamer once the callback has seen the event (no allocation per event).
+  template <class Patch>
+  void update(std::size_t step, std::string_view node, const Patch& patch) {
     if (!has_mode(mode, stream_mode::updates)) return;
-    event<State> e{.mode = stream_mode::updates, .step = step, .node = node, .channels = std::move(channels)};
+    event_type e{};
+    e.mode = stream_mode::updates;
+    e.step = step;
+    e.node = node;
+    e.channels = std::move(spare);
+    e.channels.clear();
+    written_channels_into<State>(patch, e.channels);
     sink(std::move(e));
+    spare = std::move(e.channels);  // empty if the sink kept the event
   }
   void values(std::size_t step, const State& state) {
     if (!has_mode(mode, stream_mode::values)) return;
     event<State> e{.mode = stream_mode::values, .step = step};
     e.values = state;
-    sink(std::move(e));
+    emit(std::move(e));
+  }
+  void checkpoint(std::size_t step, checkpoint_event&& c) {
+    if (!has_mode(mode, stream_mode::checkpoints)) return;
+    event<State> e{.mode = stream_mode::checkpoints, .step = step};
+    e.checkpoint = std::move(c);
+    emit(std::move(e));
   }
 };
 

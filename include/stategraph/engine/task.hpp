@@ -356,7 +356,8 @@ struct task_outputs {
 template <bool Timed, bool Durable, class Call>
 void run_node_task(const Call& call, std::size_t index, const task_outputs& out) {
   [[maybe_unused]] std::chrono::steady_clock::time_point started;
-  if constexpr (Timed) started = std::chrono::steady_clock::now();
+  if constexpr (Timed)
+    if (out.took) started = std::chrono::steady_clock::now();
   // A streamed run collects what the subgraphs of this task report (sg::subgraph reads it).
   [[maybe_unused]] auto forwarding = [&] {
     if constexpr (Timed) {
@@ -381,7 +382,8 @@ void run_node_task(const Call& call, std::size_t index, const task_outputs& out)
       out.failures[index] = std::current_exception();
     }
   }
-  if constexpr (Timed) out.took[index] = std::chrono::steady_clock::now() - started;
+  if constexpr (Timed)
+    if (out.took) out.took[index] = std::chrono::steady_clock::now() - started;
 }
 
 // A node's call in a step on the frontier, keyed by the node's type: into its result slot
