@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,6 +54,14 @@ std::vector<std::pair<std::string_view, std::string_view>> schema_fields() {
 }
 
 }  // namespace detail
+
+// How deep stored JSON may nest arrays and objects. Decoding recurses once per level
+// (nlohmann's conversions, a user type's from_json), so a deeper document from a corrupt or
+// hostile store could overflow the stack; it is refused before it is parsed. Set it before
+// runs start if values legitimately nest deeper (each level costs a few hundred bytes of
+// stack when decoded).
+inline constexpr std::size_t default_max_json_depth = 512;
+inline std::atomic<std::size_t> max_json_depth{default_max_json_depth};
 
 template <class S>
 constexpr std::uint64_t schema_hash_value() {
@@ -93,7 +103,43 @@ const std::string& schema_list_text() {
   return text;
 }
 
+// True if `text` nests arrays and objects more than `limit` deep. Exact on valid JSON, and
+// on invalid JSON up to where nlohmann's parser stops, so a text that passes never builds
+// a deeper document.
+inline bool nests_deeper_than(std::string_view text, std::size_t limit) noexcept {
+  std::size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if ((c == ']' || c == '}') && depth != 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
+// A stored JSON text, or a discarded value if it is not valid JSON or nests too deep.
+inline nlohmann::json parse_stored(std::string_view text) {
+  if (nests_deeper_than(text, max_json_depth.load(std::memory_order_relaxed)))
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
 inline nlohmann::json parse_or_throw(std::string_view text, std::string_view what) {
+  const std::size_t limit = max_json_depth.load(std::memory_order_relaxed);
+  if (nests_deeper_than(text, limit))
+    throw checkpoint_error("stategraph: checkpoint data for " + std::string(what) + " nests deeper than " +
+                           std::to_string(limit) + " levels (sg::max_json_depth); nothing was loaded");
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded())
     throw checkpoint_error("stategraph: checkpoint data for " + std::string(what) +
