@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -267,11 +266,10 @@ class durable_app {
                                std::to_string(oldest_checkpoint_format_version) + " to " +
                                std::to_string(checkpoint_format_version));
       const std::string where = "checkpoint " + std::to_string(c.id) + " of thread '" + thread + "'";
-      auto meta = at_field(where, "metadata", [&] { return detail::parse_or_throw(c.metadata, "the checkpoint metadata"); });
+      auto meta =
+          at_field(where, "metadata", [&] { return detail::parse_or_throw(c.metadata, "the checkpoint metadata"); });
       if (c.schema_hash != detail::schema_hash_text<S>()) throw checkpoint_error(schema_difference(c, meta));
-      // The step is counted on from here: below 0 or at the top of its type it is corrupt.
-      if (c.step < 0 || c.step == std::numeric_limits<std::int64_t>::max())
-        throw corrupt(where, "step", std::to_string(c.step) + " is out of range");
+      if (c.step < 0 || c.step >= max_count) throw corrupt(where, "step", std::to_string(c.step) + " is out of range");
       S loaded{};
       std::array<std::int64_t, channels> loaded_versions{};
       std::array<bool, channels> found{};
@@ -300,7 +298,9 @@ class durable_app {
       // Each put adds one to the highest version, and no channel is newer than it.
       std::int64_t newest = 0;
       for (const std::int64_t v : loaded_versions) newest = std::max(newest, v);
-      if (loaded_max < newest || loaded_max == std::numeric_limits<std::int64_t>::max())
+      if (pos.step >= static_cast<std::size_t>(max_count))
+        throw corrupt(where, "metadata", "run_step " + std::to_string(pos.step) + " is out of range");
+      if (loaded_max < newest || loaded_max >= max_count)
         throw corrupt(where, "metadata", "max_version " + std::to_string(loaded_max) +
                                              " is out of range (channels are at versions up to " +
                                              std::to_string(newest) + ")");
@@ -350,6 +350,9 @@ class durable_app {
     }
 
     static constexpr std::int32_t max_interrupts = 1 << 16;  // per node: more is corrupted data
+    // Steps and versions count up by one per checkpoint from what was stored: one at or past
+    // 2^62 is corrupt, and counting from below it cannot overflow in any thread's lifetime.
+    static constexpr std::int64_t max_count = std::int64_t{1} << 62;
     bool has_work() const { return at.any() || has_failed_writes(); }
 
     std::vector<interrupt_info> open_interrupts() const { return interrupts; }

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -107,22 +108,30 @@ const std::string& schema_list_text() {
 // on invalid JSON up to where nlohmann's parser stops, so a text that passes never builds
 // a deeper document.
 inline bool nests_deeper_than(std::string_view text, std::size_t limit) noexcept {
+  // 1 opens, 2 closes, 3 starts a string; 0 (anything else) is skipped with one test.
+  static constexpr auto kinds = [] {
+    std::array<unsigned char, 256> k{};
+    k['['] = k['{'] = 1;
+    k[']'] = k['}'] = 2;
+    k['"'] = 3;
+    return k;
+  }();
   std::size_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p != end) {
+    const unsigned char kind = kinds[static_cast<unsigned char>(*p++)];
+    if (kind == 0) continue;
+    if (kind == 1) {
       if (++depth > limit) return true;
-    } else if ((c == ']' || c == '}') && depth != 0) {
-      --depth;
+    } else if (kind == 2) {
+      if (depth != 0) --depth;
+    } else {  // a string: to its closing quote, stepping over escapes
+      while (p != end) {
+        const char c = *p++;
+        if (c == '"') break;
+        if (c == '\\' && p != end) ++p;
+      }
     }
   }
   return false;
