@@ -25,8 +25,9 @@
 namespace stategraph {
 
 // How hard a commit waits for the disk. With WAL, `normal` survives a killed process
-// whole, and loses at most the last commits (never consistency) on power loss; `full`
-// survives power loss at the cost of an fsync per checkpoint.
+// whole; on power loss it keeps the file consistent but loses the commits since the WAL was
+// last checkpointed (its only fsync). `full` survives power loss at the cost of an fsync per
+// checkpoint. `off` never syncs: power loss may lose everything and damage the file.
 enum class sqlite_synchronous { off, normal, full };
 
 struct sqlite_options {
