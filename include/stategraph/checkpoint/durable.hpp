@@ -317,7 +317,9 @@ class durable_app {
       const std::string where = "checkpoint " + std::to_string(parent) + " of thread '" + thread + "'";
       for (auto& w : self.store_->pending_writes(thread, parent)) {
         const std::string field = "pending write '" + w.task + "'";
-        auto [node, kind] = split_task(w.task);
+        const auto split = split_task(w.task);  // not a structured binding: Clang 14 cannot capture one
+        const std::string& node = split.first;
+        const std::string& kind = split.second;
         std::size_t i = at_field(where, field, [&] { return node_index(node); });
         if (w.index < 0 || w.index > max_interrupts)
           throw corrupt(where, field, "has index " + std::to_string(w.index) + ", out of range");
