@@ -3,6 +3,7 @@
 // names the channels that differ), unknown threads and checkpoint ids, and resumes with
 // nothing to resume.
 #include "fixtures.hpp"
+#include "sql_tools.hpp"
 
 #include <doctest/doctest.h>
 #include <sqlite3.h>
@@ -19,6 +20,7 @@
 #include <vector>
 
 using namespace durable_test;
+using durable_sql::sql;
 
 namespace durable_bad_input {
 
@@ -45,44 +47,6 @@ std::string fingerprint(const Store& store) {
         out << "  w " << w.task << '/' << w.index << '/' << w.channel << '=' << w.value << '\n';
     }
   return out.str();
-}
-
-// SQL functions over a checkpoint's value list (column `vals`, schema version 3), so a
-// case can rewrite one stored value in SQL: sg_value(vals, channel) and
-// sg_set_value(vals, channel, value).
-void value_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
-  auto text = [&](int k) {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(argv[k]));
-    return std::string_view(p ? p : "", static_cast<std::size_t>(sqlite3_value_bytes(argv[k])));
-  };
-  std::string out;
-  bool found = false;
-  stategraph::detail::for_each_value(text(0), [&](const stategraph::detail::sqlite_value_ref& v) {
-    if (v.channel == text(1)) {
-      found = true;
-      if (argc == 2) out.assign(v.value);
-    }
-    if (argc == 3) stategraph::detail::append_value(out, v.channel, v.previous, v.channel == text(1) ? text(2) : v.value);
-    return true;
-  });
-  if (!found) return sqlite3_result_error(ctx, "sg_value: no such channel in the value list", -1);
-  sqlite3_result_text(ctx, out.data(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
-}
-
-// Runs SQL on a store's file through a second connection, as another program would.
-void sql(const std::string& path, const std::string& statement) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
-  for (int args : {2, 3})
-    REQUIRE(sqlite3_create_function(db, args == 2 ? "sg_value" : "sg_set_value", args, SQLITE_UTF8, nullptr,
-                                    value_function, nullptr, nullptr) == SQLITE_OK);
-  char* message = nullptr;
-  const int rc = sqlite3_exec(db, statement.c_str(), nullptr, nullptr, &message);
-  const std::string why = message ? message : "";
-  sqlite3_free(message);
-  sqlite3_close_v2(db);
-  INFO(statement << ": " << why);
-  REQUIRE(rc == SQLITE_OK);
 }
 
 // Every way to read or continue the thread must throw E and leave the store as it was.
@@ -498,6 +462,207 @@ TEST_CASE_TEMPLATE("resume() of a finished thread has nothing to resume: refused
   const auto before = fingerprint(fx.store);
   CHECK_THROWS_WITH_AS(app.resume(t), doctest::Contains("nothing to resume"), sg::checkpoint_error);
   CHECK(fingerprint(fx.store) == before);
+}
+
+}  // namespace durable_bad_input
+
+// ---- hostile data: deep nesting, numbers at the edge of their type, rows of unknown kinds ----
+
+namespace durable_bad_input {
+
+// A node that asks a question and reads the answer as the default type, nlohmann::json.
+struct Ask {
+  sg::append<std::string> log;
+};
+struct asker {
+  using reads = sg::reads<>;
+  using writes = sg::writes<&Ask::log>;
+  auto operator()(sg::view<Ask, reads>, sg::run_context& ctx) const {
+    const nlohmann::json answer = ctx.interrupt(std::string("name?"));
+    return sg::write<&Ask::log>(answer.dump());
+  }
+};
+using ask_graph = sg::graph<Ask, sg::edge<sg::start, asker>, sg::edge<asker, sg::end>>;
+
+std::string nested(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// Sets sg::max_json_depth for one scope.
+struct depth_limit {
+  explicit depth_limit(std::size_t n) { sg::max_json_depth = n; }
+  ~depth_limit() { sg::max_json_depth = sg::default_max_json_depth; }
+};
+
+TEST_CASE("the depth scan counts brackets outside strings only") {
+  using sg::detail::nests_deeper_than;
+  CHECK_FALSE(nests_deeper_than("[[1],{\"a\":[2]}]", 3));
+  CHECK(nests_deeper_than("[[1],{\"a\":[[2]]}]", 3));
+  CHECK_FALSE(nests_deeper_than(R"(["[[[[", "\"[[[[", {"k\\": "]]]]{{{{"}])", 2));
+  CHECK(nests_deeper_than(R"(["\\", [[[1]]]])", 3));  // an escaped backslash ends before the quote
+  CHECK_FALSE(nests_deeper_than("]]]][1]", 1));       // stray closers do not lower the count below 0
+  CHECK(nests_deeper_than(nested(513), 512));
+  CHECK_FALSE(nests_deeper_than(nested(512), 512));
+  CHECK_FALSE(nests_deeper_than("7", 0));
+}
+
+TEST_CASE("a resume answer nested 100,000 deep is refused before the node reads it") {
+  // It used to reach ctx.interrupt, whose conversion to nlohmann::json recursed once per
+  // level and overflowed the stack.
+  temp_db file("deep-answer");
+  sg::sqlite_store store(file.path());
+  auto app = sg::compile<ask_graph>(sg::with_store(store));
+  const sg::thread_id t{"t"};
+  app.invoke(Ask{}, t);
+  REQUIRE(app.get_state(t)->interrupts.size() == 1);
+  const auto latest = store.get(t.value)->id;
+  sql(file.path(), "INSERT INTO pending_writes VALUES ('t', " + std::to_string(latest) + ", 'asker#resume', 0, "
+                   "'__resume__', '" + nested(100'000) + "')");
+  const auto before = fingerprint(store);
+  CHECK_THROWS_WITH_AS(app.resume(t), doctest::Contains("pending write 'asker#resume': checkpoint data for a resume "
+                                                        "value nests deeper than 512 levels"),
+                       sg::checkpoint_error);
+  CHECK_THROWS_AS(app.get_state(t), sg::checkpoint_error);
+  CHECK(fingerprint(store) == before);
+  // An answer within the limit is read as before.
+  sql(file.path(), "UPDATE pending_writes SET value = '" + nested(100) + "'");
+  CHECK(app.resume(t).log.value() == std::vector<std::string>{nested(100)});
+}
+
+TEST_CASE("a channel value nested 1,000,000 deep is refused, naming the thread, checkpoint and channel") {
+  temp_db file("deep-value");
+  sg::sqlite_store store(file.path());
+  auto app = sg::compile<chat_graph>(sg::with_store(store));
+  const sg::thread_id t{"t"};
+  app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
+  sql(file.path(), "UPDATE checkpoints SET vals = sg_set_value(vals, 'messages', '" + nested(1'000'000) +
+                       "') WHERE id = 1");
+  refused_everywhere<sg::checkpoint_error>(app, store, t,
+                                           "checkpoint 6 of thread 't', channel 'messages': checkpoint data for "
+                                           "messages nests deeper than 512 levels");
+}
+
+TEST_CASE("the depth limit is sg::max_json_depth: a value at the limit loads, one level deeper does not") {
+  sg::memory_store store;
+  auto app = sg::compile<chat_graph>(sg::with_store(store));
+  const sg::thread_id t{"t"};
+  app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);  // messages: [{...}], two levels
+  {
+    depth_limit two(2);
+    CHECK(app.get_state(t)->values.messages.size() == 6);
+  }
+  {
+    depth_limit one(1);
+    CHECK_THROWS_WITH_AS(app.get_state(t), doctest::Contains("nests deeper than 1 levels"), sg::checkpoint_error);
+  }
+  CHECK(sg::max_json_depth == sg::default_max_json_depth);
+  CHECK(app.get_state(t)->values.messages.size() == 6);
+}
+
+TEST_CASE("stored numbers are range-checked before any arithmetic on them") {
+  const corruption cases[] = {
+      // max_version + 1 was signed overflow (undefined behaviour) at the next checkpoint.
+      {"max_version 2^63-1",
+       "UPDATE checkpoints SET metadata = replace(metadata, '\"max_version\":', "
+       "'\"max_version\":9223372036854775807,\"x\":') WHERE id = 6",
+       "checkpoint 6 of thread 't', metadata: max_version 9223372036854775807 is out of range"},
+      // Below a channel's version the next put would reuse a version the store holds.
+      {"max_version below a channel's version",
+       "UPDATE checkpoints SET metadata = replace(metadata, '\"max_version\":', '\"max_version\":0,\"x\":') "
+       "WHERE id = 6",
+       "max_version 0 is out of range"},
+      {"step 2^63-1", "UPDATE checkpoints SET step = 9223372036854775807 WHERE id = 6",
+       "checkpoint 6 of thread 't', step: 9223372036854775807 is out of range"},
+      {"step -1", "UPDATE checkpoints SET step = -1 WHERE id = 6", "step: -1 is out of range"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    temp_db file("edge-numbers");
+    sg::sqlite_store store(file.path());
+    auto app = sg::compile<chat_graph>(sg::with_store(store));
+    const sg::thread_id t{"t"};
+    app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
+    const auto clean = fingerprint(store);
+    sql(file.path(), c.statement);
+    REQUIRE(fingerprint(store) != clean);
+    refused_everywhere<sg::checkpoint_error>(app, store, t, c.message);
+  }
+}
+
+TEST_CASE("a format version no int holds is a corrupted row, not a truncated number") {
+  temp_db file("format-2^32");
+  sg::sqlite_store store(file.path());
+  auto app = sg::compile<chat_graph>(sg::with_store(store));
+  const sg::thread_id t{"t"};
+  app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
+  sql(file.path(), "UPDATE checkpoints SET format_version = 4294967298 WHERE id = 6");  // 2^32 + 2 wrapped to 2
+  CHECK_THROWS_WITH_AS(app.get_state(t),
+                       doctest::Contains("checkpoint 6 of thread 't' has a corrupted format version (4294967298)"),
+                       sg::store_format_error);
+  CHECK_THROWS_AS(app.resume(t), sg::store_format_error);
+  CHECK_THROWS_AS(app.invoke(Chat{}, t), sg::store_format_error);
+}
+
+TEST_CASE_TEMPLATE("a channel row that cannot be: negative version, listed twice, not in the schema", F,
+                   DURABLE_FIXTURES) {
+  F fx;
+  tampering_store<typename F::store_type> store(fx.store);
+  auto app = sg::compile<chat_graph>(sg::with_store(store));
+  const sg::thread_id t{"t"};
+  app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
+
+  SUBCASE("a negative version") {
+    store.tamper_checkpoint = [](sg::stored_checkpoint& cp) {
+      for (auto& ch : cp.channels)
+        if (ch.channel == "calls") ch.version = -5;
+    };
+    refused_everywhere<sg::checkpoint_error>(app, fx.store, t, "checkpoint 6 of thread 't', channel 'calls': has "
+                                                               "version -5");
+  }
+  SUBCASE("a channel listed twice") {
+    store.tamper_checkpoint = [](sg::stored_checkpoint& cp) { cp.channels.push_back(cp.channels.front()); };
+    refused_everywhere<sg::checkpoint_error>(app, fx.store, t, "channel 'messages': is listed twice");
+  }
+  SUBCASE("a channel the schema lacks") {
+    store.tamper_checkpoint = [](sg::stored_checkpoint& cp) {
+      cp.channels.push_back({"ghost", 1, "1", {}});
+    };
+    refused_everywhere<sg::checkpoint_error>(app, fx.store, t, "channel 'ghost': is not a channel of this schema");
+  }
+}
+
+TEST_CASE("pending writes of an unknown kind or an index past int32 are refused, naming the row") {
+  const corruption cases[] = {
+      {"an unknown kind", "UPDATE pending_writes SET task = 'ok#bogus'",
+       "checkpoint 1 of thread 't', pending write 'ok#bogus': is of an unknown kind 'bogus'"},
+      {"no kind", "UPDATE pending_writes SET task = 'ok'", "pending write 'ok': is of an unknown kind ''"},
+      {"a negative index", "UPDATE pending_writes SET idx = -3", "pending write 'ok#result': has index -3"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    temp_db file("kinds");
+    sg::sqlite_store store(file.path());
+    auto app = sg::compile<pair_graph>(sg::with_store(store));
+    const sg::thread_id t{"t"};
+    CHECK_THROWS_AS(app.invoke(Pair{}, t), sg::node_error);
+    REQUIRE(store.stats().pending_writes == 1);
+    sql(file.path(), c.statement);
+    const auto before = fingerprint(store);
+    const int runs = broken_runs;
+    CHECK_THROWS_WITH_AS(app.resume(t), doctest::Contains(c.message), sg::checkpoint_error);
+    CHECK_THROWS_WITH_AS(app.get_state(t), doctest::Contains(c.message), sg::checkpoint_error);
+    CHECK(broken_runs == runs);
+    CHECK(fingerprint(store) == before);
+  }
+  // 2^40 was truncated to 0 by a cast and read as a valid row; the store now refuses it.
+  temp_db file("index-2^40");
+  sg::sqlite_store store(file.path());
+  auto app = sg::compile<pair_graph>(sg::with_store(store));
+  const sg::thread_id t{"t"};
+  CHECK_THROWS_AS(app.invoke(Pair{}, t), sg::node_error);
+  sql(file.path(), "UPDATE pending_writes SET idx = 1099511627776");
+  CHECK_THROWS_WITH_AS(app.resume(t),
+                       doctest::Contains("checkpoint 1 of thread 't' has a corrupted pending write 'ok#result' "
+                                         "(index 1099511627776)"),
+                       sg::store_format_error);
 }
 
 }  // namespace durable_bad_input

@@ -83,6 +83,51 @@ TEST_CASE("fuzz: mutated pending writes (values and tasks) load or throw sg::err
                "pending writes");
 }
 
+TEST_CASE("fuzz: a checkpoint's step, format version and channel versions at the edge of their types") {
+  fuzz_targets(static_cast<unsigned>(fuzz::target::numbers), "row numbers");
+}
+
+TEST_CASE("fuzz: every stored text nested past sg::max_json_depth is refused before it is decoded") {
+  // Wrapped 100,000 deep, each would have overflowed the stack in a recursive conversion.
+  auto& base = const_cast<sg::memory_store&>(shared_driver().base());
+  const std::string open(100'000, '['), close(100'000, ']');
+  for (const char* thread : fuzz::driver::threads) {
+    const auto latest = base.get(thread);
+    REQUIRE(latest.has_value());
+    for (std::size_t k = 0; k <= latest->channels.size(); ++k) {  // each channel, then the metadata
+      CAPTURE(thread);
+      CAPTURE(k);
+      durable_test::tampering_store<sg::memory_store> view(base);
+      view.discard_writes = true;
+      view.tamper_checkpoint = [&](sg::stored_checkpoint& c) {
+        if (k == c.channels.size())
+          c.metadata = open + c.metadata + close;
+        else
+          c.channels[k].value = open + c.channels[k].value + close;
+      };
+      auto app = sg::compile<fuzz::graph>(sg::with_store(view));
+      CHECK_THROWS_WITH_AS(app.get_state(sg::thread_id{thread}), doctest::Contains("nests deeper than 512"),
+                           sg::checkpoint_error);
+      CHECK_THROWS_AS(app.resume(sg::thread_id{thread}), sg::checkpoint_error);
+    }
+    // And each pending write's value.
+    const auto writes = base.pending_writes(thread, latest->id);
+    for (std::size_t k = 0; k < writes.size(); ++k) {
+      CAPTURE(thread);
+      CAPTURE(writes[k].task);
+      durable_test::tampering_store<sg::memory_store> view(base);
+      view.discard_writes = true;
+      view.tamper_writes = [&](std::int64_t, std::vector<sg::pending_write>& w) {
+        if (k < w.size() && w[k].task.find("#interrupt") == std::string::npos) w[k].value = open + w[k].value + close;
+      };
+      auto app = sg::compile<fuzz::graph>(sg::with_store(view));
+      if (writes[k].task.find("#interrupt") != std::string::npos) continue;  // a payload the caller reads
+      CHECK_THROWS_WITH_AS(app.resume(sg::thread_id{thread}), doctest::Contains("nests deeper than 512"),
+                           sg::checkpoint_error);
+    }
+  }
+}
+
 TEST_CASE("fuzz: pending writes with odd indices load or throw sg::error") {
   fuzz_targets(static_cast<unsigned>(fuzz::target::write_index), "pending write indices");
 }

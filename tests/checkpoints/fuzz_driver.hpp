@@ -21,9 +21,11 @@ enum class target : unsigned {
   write_value = 1u << 3,  // a pending write's value (a node's result, an interrupt, an answer)
   write_task = 1u << 4,   // a pending write's task ("node#kind")
   write_index = 1u << 5,  // a pending write's index
+  numbers = 1u << 6,      // a checkpoint's step, format version or a channel's version
 };
-inline constexpr unsigned checkpoint_targets = 0b000111;
-inline constexpr unsigned pending_targets = 0b111000;
+inline constexpr unsigned checkpoint_targets = 0b1000111;
+inline constexpr unsigned pending_targets = 0b0111000;
+inline constexpr unsigned all_targets = checkpoint_targets | pending_targets;
 
 struct outcome {
   std::string failure;   // empty: success or an sg::error
@@ -88,12 +90,12 @@ class driver {
     const auto writes = base_.pending_writes(thread, id);
 
     std::vector<target> possible;
-    for (unsigned bit = 1; bit <= pending_targets; bit <<= 1) {
+    for (unsigned bit = 1; bit <= all_targets; bit <<= 1) {
       if (!(targets & bit)) continue;
       auto t = static_cast<target>(bit);
       bool has_piece =
           std::any_of(cp.channels.begin(), cp.channels.end(), [](const auto& c) { return !c.appends.empty(); });
-      if ((t == target::piece && !has_piece) || (bit >= static_cast<unsigned>(target::write_value) && writes.empty()))
+      if ((t == target::piece && !has_piece) || ((bit & pending_targets) != 0 && writes.empty()))
         continue;
       possible.push_back(t);
     }
@@ -101,6 +103,7 @@ class driver {
     const target what = possible[static_cast<std::size_t>(src.below(possible.size()))];
 
     std::size_t channel = 0, piece = 0, row = 0;
+    int field = 0;  // of target::numbers: 0 step, 1 format version, 2 a channel's version
     std::string original;
     switch (what) {
       case target::metadata:
@@ -131,13 +134,30 @@ class driver {
         row = static_cast<std::size_t>(src.below(writes.size()));
         original = std::to_string(writes[row].index);
         break;
+      case target::numbers:
+        field = static_cast<int>(src.below(3));
+        channel = static_cast<std::size_t>(src.below(cp.channels.size()));
+        original = field == 0 ? std::to_string(cp.step)
+                   : field == 1 ? std::to_string(cp.format_version)
+                                : std::to_string(cp.channels[channel].version);
+        break;
     }
     std::string mutated;
     std::int32_t index = 0;
+    std::int64_t number = 0;
     if (what == target::write_index) {
       static constexpr std::int32_t odd[] = {-1, -2147483647 - 1, 1, 2, 7, 1 << 20, 2147483647};
       index = odd[src.below(std::size(odd))];
       mutated = std::to_string(index);
+    } else if (what == target::numbers) {
+      constexpr auto max = std::numeric_limits<std::int64_t>::max();
+      static constexpr std::int64_t odd[] = {max, max - 1, -max - 1, -5, -1, 0, 1, 2147483648LL, 4294967298LL};
+      number = odd[src.below(std::size(odd))];
+      if (field == 1) {  // an int
+        static constexpr int odd_int[] = {2147483647, -2147483647 - 1, -1, 0, 99};
+        number = odd_int[src.below(std::size(odd_int))];
+      }
+      mutated = std::to_string(number);
     } else {
       mutated = mutate_text(original, src);
     }
@@ -150,6 +170,12 @@ class driver {
         c.channels[channel].value = mutated;
       else if (what == target::piece)
         c.channels[channel].appends[piece] = mutated;
+      else if (what == target::numbers && field == 0)
+        c.step = number;
+      else if (what == target::numbers && field == 1)
+        c.format_version = static_cast<int>(number);
+      else if (what == target::numbers)
+        c.channels[channel].version = number;
     };
     view_.tamper_writes = [&](std::int64_t at, std::vector<sg::pending_write>& w) {
       if (at != id || row >= w.size()) return;
@@ -188,6 +214,8 @@ class driver {
         return "task of pending write '" + writes[row].task + "'";
       case target::write_index:
         return "index of pending write '" + writes[row].task + "'";
+      case target::numbers:
+        return "a number of the row (step, format version or the version of '" + cp.channels[channel].channel + "')";
     }
     return "?";
   }

@@ -181,9 +181,15 @@ class byte_source {
 
 // ---- mutations -------------------------------------------------------------------------
 
+// `depth` arrays inside each other around `inner`.
+inline nlohmann::json nested(std::size_t depth, nlohmann::json inner = 1) {
+  for (std::size_t k = 0; k < depth; ++k) inner = nlohmann::json::array({std::move(inner)});
+  return inner;
+}
+
 template <class Source>
 nlohmann::json odd_value(Source& src) {
-  switch (src.below(19)) {
+  switch (src.below(23)) {
     case 0:
       return nullptr;
     case 1:
@@ -220,6 +226,14 @@ nlohmann::json odd_value(Source& src) {
       return -1e19;
     case 17:
       return 3e9;
+    case 18:  // numbers at the edge of int64_t: one more is overflow
+      return std::numeric_limits<std::int64_t>::max();
+    case 19:
+      return std::numeric_limits<std::int64_t>::max() - 1;
+    case 20:  // nesting past sg::max_json_depth, and within it
+      return nested(600);
+    case 21:
+      return nested(40);
     default:
       return 65;
   }
@@ -282,7 +296,7 @@ std::string mutate_text(const std::string& text, Source& src) {
   const auto rounds = 1 + src.below(3);
   for (std::uint64_t r = 0; r < rounds; ++r) {
     const auto pos = static_cast<std::size_t>(src.below(out.size() + 1));
-    switch (src.below(8)) {
+    switch (src.below(9)) {
       case 0:
         if (!out.empty()) out[pos % out.size()] = static_cast<char>(out[pos % out.size()] ^ (1 << src.below(8)));
         break;
@@ -300,8 +314,16 @@ std::string mutate_text(const std::string& text, Source& src) {
       case 4:
         out.insert(pos, std::string(static_cast<std::size_t>(1 + src.below(64)), '['));
         break;
+      case 5: {  // valid JSON nested deep: within sg::max_json_depth, just past it, far past it
+        static constexpr std::size_t depths[] = {2, 511, 513, 4096, 200'000};
+        const std::size_t d = depths[src.below(std::size(depths))];
+        out = std::string(d, '[') + out + std::string(d, ']');
+        break;
+      }
       default: {
-        auto j = nlohmann::json::parse(out, nullptr, false);
+        // The harness's own edit recurses (dump): far past the limit, it edits the text instead.
+        auto j = sg::detail::nests_deeper_than(out, 1000) ? nlohmann::json(nlohmann::json::value_t::discarded)
+                                                           : nlohmann::json::parse(out, nullptr, false);
         if (j.is_discarded()) {
           out.insert(pos, "\"\\u0000\"");
         } else {

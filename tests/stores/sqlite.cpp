@@ -553,3 +553,65 @@ TEST_CASE("sqlite: processes that open a version-2 file at the same time convert
   sg::sqlite_store s(file.path());
   CHECK(s.stats() == sg::store_stats{2, 5, 7, 12, 1});
 }
+
+namespace {
+
+// Every read a store offers, on a file opened afresh: what "this file is usable" means.
+void open_and_read_everything(const std::string& path) {
+  sg::sqlite_store s(path);
+  for (const auto& thread : s.threads()) {
+    for (const auto& info : s.list(thread)) {
+      (void)s.get(thread, info.id);
+      (void)s.pending_writes(thread, info.id);
+    }
+    (void)s.get(thread);
+  }
+  (void)s.stats();
+}
+
+// A closed store of many pages (values past a page each, so overflow pages too).
+void write_big_store(const std::string& path) {
+  sg::sqlite_store s(path);
+  for (int k = 1; k <= 60; ++k)
+    put(s, "t", {{"x", k, std::string(2000, static_cast<char>('a' + k % 26))}, {"m", k, "p", true}},
+        {.parent = k - 1});
+}
+
+}  // namespace
+
+TEST_CASE("sqlite: a damaged file is refused with store_format_error, whatever part is damaged") {
+  temp_db file;
+  write_big_store(file.path());
+  REQUIRE_NOTHROW(open_and_read_everything(file.path()));
+  const std::string whole = file_bytes(file.path());
+  REQUIRE(whole.size() > 100'000);
+
+  SUBCASE("truncated to half (a store_error before; other not-a-store cases are store_format_error)") {
+    std::filesystem::resize_file(file.path(), whole.size() / 2);
+  }
+  SUBCASE("truncated in the middle of a page") {
+    std::filesystem::resize_file(file.path(), whole.size() / 2 + 1000);
+  }
+  SUBCASE("every page after the header scrambled (was: 'a stategraph store of schema version (none)')") {
+    std::string scrambled = whole;
+    std::uint32_t x = 2463534242u;
+    for (std::size_t k = 4096; k < scrambled.size(); ++k) {
+      x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+      scrambled[k] = static_cast<char>(x);
+    }
+    std::ofstream(file.path(), std::ios::binary | std::ios::trunc) << scrambled;
+  }
+  const std::string damaged = file_bytes(file.path());
+  std::string message;
+  try {
+    open_and_read_everything(file.path());
+  } catch (const sg::store_format_error& e) {
+    message = e.what();
+  } catch (const std::exception& e) {
+    FAIL("not a store_format_error: " << e.what());
+  }
+  INFO(message);
+  CHECK(message.find("damaged") != std::string::npos);
+  CHECK(message.find("(none)") == std::string::npos);
+  CHECK(file_bytes(file.path()) == damaged);
+}

@@ -473,27 +473,46 @@ class durable_app {
                                "' has format version " + std::to_string(c.format_version) + ", this build reads " +
                                std::to_string(oldest_checkpoint_format_version) + " to " +
                                std::to_string(checkpoint_format_version));
-      auto meta = detail::parse_or_throw(c.metadata, "the checkpoint metadata");
+      const std::string where = "checkpoint " + std::to_string(c.id) + " of thread '" + thread + "'";
+      auto meta =
+          at_field(where, "metadata", [&] { return detail::parse_or_throw(c.metadata, "the checkpoint metadata"); });
       if (c.schema_hash != detail::schema_hash_text<S>()) throw checkpoint_error(schema_difference(c, meta));
+      if (c.step < 0 || c.step >= max_count) throw corrupt(where, "step", std::to_string(c.step) + " is out of range");
       S loaded{};
       std::array<std::int64_t, channels> loaded_versions{};
       std::array<bool, channels> found{};
       for (const auto& ch : c.channels) {
+        bool known = false;
         detail::for_each_index<channels>([&]<std::size_t I>() {
           if (ch.channel != channel_name_at<S, I>()) return;
-          detail::decode_channel<S, I>(loaded, ch.value, ch.appends);
+          known = true;
+          const std::string field = "channel '" + ch.channel + "'";
+          if (found[I]) throw corrupt(where, field, "is listed twice");
+          if (ch.version < 0) throw corrupt(where, field, "has version " + std::to_string(ch.version));
+          at_field(where, field, [&] { detail::decode_channel<S, I>(loaded, ch.value, ch.appends); });
           loaded_versions[I] = ch.version;
           found[I] = true;
         });
+        if (!known) throw corrupt(where, "channel '" + ch.channel + "'", "is not a channel of this schema");
       }
       for (std::size_t i = 0; i < channels; ++i)
         if (!found[i])
           throw checkpoint_error("stategraph: checkpoint " + std::to_string(c.id) + " of thread '" + thread +
                                  "' lacks channel '" + std::string(channel_names<S>()[i]) + "'");
       position_type pos{};
+      std::int64_t loaded_max = 0;
       detail::read_position<App>(
-          meta, pos, max_version, [&](std::string_view name) { return node_index(name); },
-          "checkpoint " + std::to_string(c.id) + " of thread '" + thread + "'");
+          meta, pos, loaded_max, [&](std::string_view name) { return node_index(name); }, where);
+      // Each put adds one to the highest version, and no channel is newer than it.
+      std::int64_t newest = 0;
+      for (const std::int64_t v : loaded_versions) newest = std::max(newest, v);
+      if (pos.step >= static_cast<std::size_t>(max_count))
+        throw corrupt(where, "metadata", "run_step " + std::to_string(pos.step) + " is out of range");
+      if (loaded_max < newest || loaded_max >= max_count)
+        throw corrupt(where, "metadata", "max_version " + std::to_string(loaded_max) +
+                                             " is out of range (channels are at versions up to " +
+                                             std::to_string(newest) + ")");
+      max_version = loaded_max;
       thread_step = c.step;
       state = std::move(loaded);
       versions = loaded_versions;
@@ -503,20 +522,27 @@ class durable_app {
     }
 
     void load_pending() {
+      const std::string where = "checkpoint " + std::to_string(parent) + " of thread '" + thread + "'";
       for (auto& w : self.store_->pending_writes(thread, parent)) {
-        auto [node, kind] = split_task(w.task);
-        std::size_t i = node_index(node);
+        const std::string field = "pending write '" + w.task + "'";
+        const auto split = split_task(w.task);  // not a structured binding: Clang 14 cannot capture one
+        const std::string& node = split.first;
+        const std::string& kind = split.second;
+        std::size_t i = at_field(where, field, [&] { return node_index(node); });
         if (w.index < 0 || w.index > max_interrupts)
-          throw checkpoint_error("stategraph: a pending write of thread '" + thread + "' has index " +
-                                 std::to_string(w.index) + ", out of range; nothing was loaded");
+          throw corrupt(where, field, "has index " + std::to_string(w.index) + ", out of range");
         if (kind == "result") {
-          results[i] = detail::parse_or_throw(w.value, "a pending write");
+          results[i] = at_field(where, field, [&] { return detail::parse_or_throw(w.value, "a pending write"); });
         } else if (kind == "interrupt") {
           interrupts.push_back({node, static_cast<std::size_t>(w.index), w.value});
         } else if (kind == "resume") {
+          // Parsed here only to refuse a corrupt answer before anything runs; the node decodes it.
+          at_field(where, field, [&] { (void)detail::parse_or_throw(w.value, "a resume value"); });
           auto& r = resumes[i];
           if (r.size() <= static_cast<std::size_t>(w.index)) r.resize(static_cast<std::size_t>(w.index) + 1);
           r[static_cast<std::size_t>(w.index)] = w.value;
+        } else {
+          throw corrupt(where, field, "is of an unknown kind '" + kind + "'");
         }
       }
       // An interrupt already answered is no longer open.
@@ -534,6 +560,9 @@ class durable_app {
     }
 
     static constexpr std::int32_t max_interrupts = 1 << 16;  // per node: more is corrupted data
+    // Steps and versions count up by one per checkpoint from what was stored: one at or past
+    // 2^62 is corrupt, and counting from below it cannot overflow in any thread's lifetime.
+    static constexpr std::int64_t max_count = std::int64_t{1} << 62;
     bool has_work() const { return at.any() || has_failed_writes(); }
 
     std::vector<interrupt_info> open_interrupts() const { return interrupts; }
@@ -658,7 +687,9 @@ class durable_app {
     bool restore(Slot& slot) {
       if (!results[I]) return false;
       using R = typename Slot::value_type;
-      slot.emplace(decode_result<R>(*results[I]));
+      at_field("checkpoint " + std::to_string(parent) + " of thread '" + thread + "'",
+               "pending write '" + std::string(App::node_names[I]) + "#result'",
+               [&] { slot.emplace(decode_result<R>(*results[I])); });
       return true;
     }
     const std::vector<std::string>* resume_values(std::size_t node) const {
@@ -722,6 +753,21 @@ class durable_app {
       throw checkpoint_error("stategraph: checkpoint of thread '" + thread + "' names node '" + std::string(name) +
                              "', which this graph does not have");
     }
+    // Corrupt stored data, named by where it is (checkpoint and thread) and which field.
+    static checkpoint_error corrupt(const std::string& where, const std::string& field, const std::string& why) {
+      return checkpoint_error("stategraph: " + where + ", " + field + ": " + why + "; nothing was loaded");
+    }
+    // Runs `f`; a checkpoint_error it throws is thrown again with where and which field.
+    template <class F>
+    static decltype(auto) at_field(const std::string& where, const std::string& field, F&& f) {
+      try {
+        return f();
+      } catch (const checkpoint_error& e) {
+        std::string_view what = e.what();
+        if (what.starts_with("stategraph: ")) what.remove_prefix(12);
+        throw checkpoint_error("stategraph: " + where + ", " + field + ": " + std::string(what));
+      }
+    }
     static std::pair<std::string, std::string> split_task(const std::string& task) {
       auto hash = task.rfind('#');
       if (hash == std::string::npos) return {task, ""};
@@ -735,7 +781,7 @@ class durable_app {
       if (listed.is_null())
         for (const auto& info : self.store_->list(thread, {})) {
           if (info.schema_hash != c.schema_hash) continue;
-          auto m = nlohmann::json::parse(info.metadata, nullptr, false);
+          auto m = detail::parse_stored(info.metadata);
           if (m.is_object() && m.contains("schema")) listed = m["schema"];
         }
       std::vector<std::pair<std::string, std::string>> theirs;

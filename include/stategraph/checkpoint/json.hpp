@@ -14,6 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,6 +56,14 @@ std::vector<std::pair<std::string_view, std::string_view>> schema_fields() {
 }
 
 }  // namespace detail
+
+// How deep stored JSON may nest arrays and objects. Decoding recurses once per level
+// (nlohmann's conversions, a user type's from_json), so a deeper document from a corrupt or
+// hostile store could overflow the stack; it is refused before it is parsed. Set it before
+// runs start if values legitimately nest deeper (each level costs a few hundred bytes of
+// stack when decoded).
+inline constexpr std::size_t default_max_json_depth = 512;
+inline std::atomic<std::size_t> max_json_depth{default_max_json_depth};
 
 template <class S>
 constexpr std::uint64_t schema_hash_value() {
@@ -94,7 +105,51 @@ const std::string& schema_list_text() {
   return text;
 }
 
+// True if `text` nests arrays and objects more than `limit` deep. Exact on valid JSON, and
+// on invalid JSON up to where nlohmann's parser stops, so a text that passes never builds
+// a deeper document.
+inline bool nests_deeper_than(std::string_view text, std::size_t limit) noexcept {
+  // 1 opens, 2 closes, 3 starts a string; 0 (anything else) is skipped with one test.
+  static constexpr auto kinds = [] {
+    std::array<unsigned char, 256> k{};
+    k['['] = k['{'] = 1;
+    k[']'] = k['}'] = 2;
+    k['"'] = 3;
+    return k;
+  }();
+  std::size_t depth = 0;
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p != end) {
+    const unsigned char kind = kinds[static_cast<unsigned char>(*p++)];
+    if (kind == 0) continue;
+    if (kind == 1) {
+      if (++depth > limit) return true;
+    } else if (kind == 2) {
+      if (depth != 0) --depth;
+    } else {  // a string: to its closing quote, stepping over escapes
+      while (p != end) {
+        const char c = *p++;
+        if (c == '"') break;
+        if (c == '\\' && p != end) ++p;
+      }
+    }
+  }
+  return false;
+}
+
+// A stored JSON text, or a discarded value if it is not valid JSON or nests too deep.
+inline nlohmann::json parse_stored(std::string_view text) {
+  if (nests_deeper_than(text, max_json_depth.load(std::memory_order_relaxed)))
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
 inline nlohmann::json parse_or_throw(std::string_view text, std::string_view what) {
+  const std::size_t limit = max_json_depth.load(std::memory_order_relaxed);
+  if (nests_deeper_than(text, limit))
+    throw checkpoint_error("stategraph: checkpoint data for " + std::string(what) + " nests deeper than " +
+                           std::to_string(limit) + " levels (sg::max_json_depth); nothing was loaded");
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded())
     throw checkpoint_error("stategraph: checkpoint data for " + std::string(what) +

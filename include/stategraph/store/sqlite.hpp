@@ -27,8 +27,9 @@
 namespace stategraph {
 
 // How hard a commit waits for the disk. With WAL, `normal` survives a killed process
-// whole, and loses at most the last commits (never consistency) on power loss; `full`
-// survives power loss at the cost of an fsync per checkpoint.
+// whole; on power loss it keeps the file consistent but loses the commits since the WAL was
+// last checkpointed (its only fsync). `full` survives power loss at the cost of an fsync per
+// checkpoint. `off` never syncs: power loss may lose everything and damage the file.
 enum class sqlite_synchronous { off, normal, full };
 
 struct sqlite_options {
@@ -179,9 +180,14 @@ class sqlite_store {
     detail::sqlite_query q(sql_.read_writes);
     q.bind(thread).bind(checkpoint);
     std::vector<pending_write> out;
-    while (q.next())
-      out.push_back({std::string(q.text(0)), static_cast<std::int32_t>(q.int64(1)), std::string(q.text(2)),
+    while (q.next()) {
+      const std::int64_t index = q.int64(1);  // put as an int32: anything else is corrupt
+      if (index < std::numeric_limits<std::int32_t>::min() || index > std::numeric_limits<std::int32_t>::max())
+        throw corrupted(thread, checkpoint, "pending write '" + std::string(q.text(0)) + "' (index " +
+                                                std::to_string(index) + ")");
+      out.push_back({std::string(q.text(0)), static_cast<std::int32_t>(index), std::string(q.text(2)),
                      std::string(q.text(3))});
+    }
     return out;
   }
 
@@ -530,12 +536,15 @@ class sqlite_store {
       throw store_format_error("stategraph: SQLite store '" + path() + "': checkpoint " + std::to_string(q.int64(0)) +
                                " of thread '" + std::string(thread) + "' has an unknown source '" +
                                std::string(q.text(3)) + "'");
+    const std::int64_t format = q.int64(4);
+    if (format < std::numeric_limits<int>::min() || format > std::numeric_limits<int>::max())
+      throw corrupted(thread, q.int64(0), "format version (" + std::to_string(format) + ")");
     return {std::string(thread),
             q.int64(0),
             q.int64(1),
             q.int64(2),
             *source,
-            static_cast<int>(q.int64(4)),
+            static_cast<int>(format),
             std::string(q.text(5)),
             std::string(q.text(6))};
   }

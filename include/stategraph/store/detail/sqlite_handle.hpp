@@ -36,6 +36,10 @@ class sqlite_connection {
     if ((rc & 0xff) == SQLITE_NOTADB)
       throw store_format_error("stategraph: '" + path_ + "' is not a SQLite database, so not a checkpoint store (" +
                                sqlite3_errmsg(db_) + ")");
+    // Damaged pages or a truncated file: not a usable store, whatever the header said.
+    if ((rc & 0xff) == SQLITE_CORRUPT)
+      throw store_format_error("stategraph: SQLite store '" + path_ + "' is damaged: " + std::string(doing) +
+                               " failed: " + sqlite3_errmsg(db_) + " (SQLite code " + std::to_string(rc) + ")");
     throw store_error("stategraph: SQLite store '" + path_ + "': " + std::string(doing) +
                       " failed: " + sqlite3_errmsg(db_) + " (SQLite code " + std::to_string(rc) + ")");
   }

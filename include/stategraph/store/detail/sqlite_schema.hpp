@@ -209,10 +209,29 @@ inline sqlite_file_kind sqlite_file_of(const sqlite_connection& db) {
   if (sqlite_scalar(db, "PRAGMA application_id", "reading the application id") != sqlite_application_id)
     throw store_format_error("stategraph: '" + db.path() +
                              "' is a SQLite database but not a stategraph checkpoint store; nothing was changed");
+  // Our application id without our tables (or with pages lost or scrambled after the
+  // header): refused as damaged here, before a statement would fail on a missing table.
+  auto damaged = [&](const char* why) {
+    return store_format_error("stategraph: '" + db.path() + "' carries a stategraph store's mark but " + why +
+                              ": the file is damaged; nothing was changed");
+  };
+  if (sqlite_scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'stategraph_store'",
+                    "reading the file's tables")
+          .value_or(0) != 1)
+    throw damaged("no stategraph_store table");
   const auto version = sqlite_scalar(db, "SELECT value FROM stategraph_store WHERE key = 'schema_version'",
                                      "reading the schema version");
-  if (version == sqlite_schema_version) return sqlite_file_kind::current;
+  if (version == sqlite_schema_version) {
+    if (sqlite_scalar(db,
+                      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+                      " ('threads', 'checkpoints', 'pending_writes')",
+                      "reading the file's tables")
+            .value_or(0) != 3)
+      throw damaged("lacks some of its tables");
+    return sqlite_file_kind::current;
+  }
   if (version == 2) return sqlite_file_kind::version_2;
+  if (!version) throw damaged("no schema version");
   std::string how = version == 1 ? "; nothing converts version 1: finish or drop its threads with the build that"
                                    " wrote it"
                                  : "";
