@@ -306,7 +306,8 @@ template <class Fx, class App>
 store_picture<Fx> picture(Fx& fx, App& app, const sg::thread_id& t) {
   store_picture<Fx> p{fx.store.stats(), {}, {}};
   for (const auto& snap : app.history(t)) p.ids.push_back(snap.checkpoint_id);
-  for (const auto& in : app.get_state(t)->interrupts) p.pending.push_back(in.id);
+  const auto now = app.get_state(t);
+  for (const auto& in : now->interrupts) p.pending.push_back(in.id);
   return p;
 }
 
