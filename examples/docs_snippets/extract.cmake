@@ -1,12 +1,13 @@
-# stategraph_compile_doc(<markdown file> <name> [EXCERPTS_OF <source>] [UNITS <unit>...]
-#                        [LINK <library>...]): makes the C++ in a markdown page part of the
-# build, so that a snippet that stops compiling (or a shown output that stops being true)
-# fails the build or a test instead of misleading a reader. With UNITS, only the named units
-# are built (a page whose other blocks are fragments of calls); LINK adds libraries the
-# units need (nlohmann_json for the checkpoint pages).
+# stategraph_compile_doc(<markdown file> <name> [EXCERPTS_OF <source>] [ONLY_SNIPPETS]
+#                        [LIBRARIES <target>...]): makes the C++ in a
+# markdown page part of the build, so that a snippet that stops compiling (or a shown
+# output that stops being true) fails the build or a test instead of misleading a reader.
 # With EXCERPTS_OF, the page's C++ blocks are quotes of <source> (an example's README
 # quoting its main.cpp): they are not compiled, and the test docs.<name>.excerpts checks
 # that each one still appears, verbatim, in <source>.
+# With ONLY_SNIPPETS, only the blocks inside named snippets are compiled (a page whose other
+# blocks are fragments); `<!-- end snippet -->` closes a snippet. LIBRARIES are linked into
+# the page's units besides stategraph (nlohmann_json for checkpoints).
 #
 # What the page may contain, read in order:
 #   ```cpp ... ```            appended to the current unit (a translation unit of its own)
@@ -36,13 +37,16 @@ function(stategraph_line_of text at out)
 endfunction()
 
 function(stategraph_compile_doc md name)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "EXCERPTS_OF" "UNITS;LINK")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "ONLY_SNIPPETS" "EXCERPTS_OF" "LIBRARIES")
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${md}")
   file(READ "${md}" text)
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
   file(REMOVE_RECURSE "${dir}/parts" "${dir}/excerpts")
   set(prelude "")
   set(unit main)
+  if(arg_ONLY_SNIPPETS)
+    set(unit "")
+  endif()
   set(units "")
   set(outputs "")
   set(pending_output "")
@@ -97,6 +101,8 @@ function(stategraph_compile_doc md name)
         if(NOT hidden STREQUAL "")
           file(APPEND "${dir}/parts/${unit}.cpp" "#line ${hidden_line} \"${md}\"\n${hidden}")
         endif()
+      elseif(head STREQUAL "end snippet")
+        set(unit "")
       elseif(head STREQUAL "prelude")
         set(prelude "#line ${hidden_line} \"${md}\"\n${hidden}")
       elseif(head MATCHES "^output: *([A-Za-z0-9_]+)$")
@@ -125,6 +131,8 @@ function(stategraph_compile_doc md name)
         math(EXPR excerpts "${excerpts} + 1")
         stategraph_line_of("${text}" ${start} line)
         file(WRITE "${dir}/excerpts/line_${line}.txt" "${block}")
+      elseif(next_kind STREQUAL "cpp" AND unit STREQUAL "")
+        # outside a snippet on an ONLY_SNIPPETS page: shown, not compiled
       elseif(next_kind STREQUAL "cpp")
         if(NOT unit IN_LIST units)  # the unnamed first unit
           list(APPEND units ${unit})
@@ -153,7 +161,7 @@ function(stategraph_compile_doc md name)
     string(FIND "${code}" "int main(" has_main)
     if(has_main GREATER -1)
       add_executable(docs_${name}_${unit} "${dir}/${unit}.cpp")
-      target_link_libraries(docs_${name}_${unit} PRIVATE stategraph::stategraph stategraph_warnings ${arg_LINK})
+      target_link_libraries(docs_${name}_${unit} PRIVATE stategraph::stategraph stategraph_warnings ${arg_LIBRARIES})
       set_target_properties(docs_${name}_${unit} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${dir}")
       if(NOT unit IN_LIST outputs)
         add_test(NAME docs.${name}.${unit} COMMAND docs_${name}_${unit})
@@ -164,7 +172,7 @@ function(stategraph_compile_doc md name)
   endforeach()
   if(library_sources)
     add_library(docs_${name} OBJECT ${library_sources})
-    target_link_libraries(docs_${name} PRIVATE stategraph::stategraph stategraph_warnings ${arg_LINK})
+    target_link_libraries(docs_${name} PRIVATE stategraph::stategraph stategraph_warnings ${arg_LIBRARIES})
   endif()
 
   if(excerpts GREATER 0)

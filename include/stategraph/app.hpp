@@ -187,6 +187,11 @@ class app {
   (std::make_index_sequence<A::size>{});
 
   const Executor& executor() const noexcept { return executor_; }
+  // Node I's instance (a checkpointed run reads a subgraph node's child app through it).
+  template <std::size_t I>
+  const auto& node_instance() const noexcept {
+    return detail::slot_at<I>(nodes_);
+  }
 
  private:
   template <std::size_t I>
@@ -793,6 +798,7 @@ class app {
         if (f.restored.test(i)) return;
         detail::task_outputs mine = out;
         mine.resume = f.observer.resume_values(i);
+        mine.child = f.observer.child_run(i);
         detail::run_node_task<Frame::timed, true>(call, i, mine);
       } else {
         detail::run_node_task<Frame::timed, false>(call, i, out);
@@ -907,7 +913,14 @@ class app {
       // that cannot be restored refuses the whole step with nothing run.
       detail::for_each_index<A::size>([&]<std::size_t I>() {
         if constexpr (plain_t<I, Ctx>::value)
-          if (at.active.test(I) && observer.template restore<I>(detail::slot_at<I>(f.results))) f.restored.set(I);
+          if (at.active.test(I)) {
+            if (observer.template restore<I>(detail::slot_at<I>(f.results))) {
+              f.restored.set(I);
+            } else if (observer.waits(I)) {  // its interrupt is unanswered: it stays paused
+              f.restored.set(I);
+              f.failures[I] = detail::unanswered_interrupt();
+            }
+          }
       });
     }
     run_tasks<Ctx, Observer>(at.active, f);

@@ -87,6 +87,7 @@ class invalid_update_error : public error {
 struct interrupt_signal {
   std::string payload;  // JSON text
   std::size_t index = 0;  // which interrupt call of the node this is
+  bool in_subgraph = false;  // the node is a subgraph paused inside: its interrupts are its child's
 };
 
 }  // namespace stategraph

@@ -101,6 +101,16 @@ struct parent_state_of<ChildState, First, Rest...> {
   using type = state_of<First::parent>;
 };
 
+// How a checkpointed run runs a subgraph node's child: checkpointed too, under the node's
+// namespace, so that an interrupt inside pauses the whole run (checkpoint/durable.hpp
+// implements it; a node's task scope points at it).
+template <class ChildApp>
+struct durable_child {
+  virtual ~durable_child() = default;
+  virtual std::string_view node() const noexcept = 0;
+  virtual typename ChildApp::state_type run(const ChildApp& app, typename ChildApp::state_type start) const = 0;
+};
+
 }  // namespace detail
 
 template <class Tag, class Child, class... Maps>
@@ -163,6 +173,10 @@ class subgraph {
 
   child_state run_child(child_state start) const {
     try {
+      if (const auto* task = detail::current_task; task && task->child) {
+        const auto* durable = static_cast<const detail::durable_child<child_app>*>(task->child);
+        if (durable->node() == name) return durable->run(child_, std::move(start));
+      }
       auto* parent_stream = detail::current_child_events;
       constexpr auto forwarded = stream_mode::updates | stream_mode::debug;
       if (!parent_stream || !has_mode(parent_stream->mode, forwarded)) return child_.invoke(std::move(start));

@@ -1,6 +1,7 @@
 // Interrupts: static ones pause before or after named nodes; a dynamic one pauses the node
 // that calls sg::interrupt, persists its payload, and on resume(thread, value) runs the
-// node again from the top with interrupt returning the value.
+// node again from the top with interrupt returning the value. Subgraphs, parallel
+// branches and answers by id: interrupt_answers.cpp.
 #include "fixtures.hpp"
 
 #include <doctest/doctest.h>
@@ -237,10 +238,9 @@ struct approve2 {
   }
 };
 
-TEST_CASE_TEMPLATE("two nodes paused in one step: one resume(value) answers both with that value", F,
+TEST_CASE_TEMPLATE("two nodes paused in one step: resume(value) is refused, sg::answers answers each", F,
                    DURABLE_FIXTURES) {
-  // Unlike LangGraph (which asks for a map from interrupt id to value when several are
-  // open), one value answers every open interrupt of the step; the docs say so.
+  // As LangGraph: with several interrupts pending, a lone value could answer any of them.
   reset_counts();
   F fx;
   using G = sg::graph<Ask, sg::edge<sg::start, approve>, sg::edge<sg::start, approve2>, sg::edge<approve, sg::end>,
@@ -252,9 +252,15 @@ TEST_CASE_TEMPLATE("two nodes paused in one step: one resume(value) answers both
   REQUIRE(s->interrupts.size() == 2);
   CHECK(s->interrupts[0].node == "approve");
   CHECK(s->interrupts[1].node == "approve2");
+  CHECK(s->interrupts[0].id == "approve:0@1");
+  CHECK(s->interrupts[1].id == "approve2:0@1");
   CHECK(approve_runs == 2);
-  Ask done = app.resume(t, std::string("both"));
-  CHECK(done.log == strings{"approved:both", "approved:both"});
+  const auto before = fx.store.stats();
+  CHECK_THROWS_AS(app.resume(t, std::string("both")), sg::ambiguous_resume_error);
+  CHECK(fx.store.stats() == before);
+  CHECK(approve_runs == 2);
+  Ask done = app.resume(t, sg::answers{{"approve:0@1", "one"}, {"approve2:0@1", "two"}});
+  CHECK(done.log == strings{"approved:one", "approved:two"});
   CHECK(approve_runs == 4);
   CHECK(app.get_state(t)->interrupts.empty());
 }

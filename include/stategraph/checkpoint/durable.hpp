@@ -8,6 +8,7 @@
 #include <stategraph/checkpoint/writer.hpp>
 #include <stategraph/run.hpp>
 #include <stategraph/store/store.hpp>
+#include <stategraph/subgraph.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,7 +38,56 @@ struct interrupt_info {
   std::string node;
   std::size_t index = 0;  // the node's first, second, ... interrupt call
   std::string payload;    // JSON text
+  std::string ns;         // the subgraph the node runs in ("review/check"); empty in the top graph
+  // Answers this interrupt: resume(thread, sg::answers{{id, value}}). Made of what the store
+  // holds (path, index, the checkpoint its step started from), so it stays the same until
+  // the interrupt is answered.
+  std::string id;
+  std::string path() const { return ns.empty() ? node : ns + "/" + node; }
 };
+
+// Answers to pending interrupts by id: resume(thread, sg::answers{{id1, v1}, {id2, v2}}).
+struct answer {
+  std::string id;
+  nlohmann::json value;
+};
+class answers {
+ public:
+  answers() = default;
+  answers(std::initializer_list<answer> list) : list_(list) {}
+  answers& add(std::string id, nlohmann::json value) {
+    list_.push_back({std::move(id), std::move(value)});
+    return *this;
+  }
+  const std::vector<answer>& list() const noexcept { return list_; }
+
+ private:
+  std::vector<answer> list_;
+};
+
+// An answer names an interrupt id that is not pending (unknown, or already answered), or
+// names one twice: nothing was written.
+class interrupt_id_error : public checkpoint_error {
+ public:
+  interrupt_id_error(std::string id, const std::string& message) : checkpoint_error(message), id_(std::move(id)) {}
+  const std::string& id() const noexcept { return id_; }
+
+ private:
+  std::string id_;
+};
+// resume(thread, value) while several interrupts are pending: which one the value answers
+// is unclear (LangGraph refuses it too); answer each with sg::answers. Nothing was written.
+class ambiguous_resume_error : public checkpoint_error {
+ public:
+  using checkpoint_error::checkpoint_error;
+};
+
+// The thread a subgraph's checkpoints are stored under: the run's thread and the
+// subgraph's namespace, `thread|parent/child`. A durable app compiled on the child graph
+// with the same store reads them (get_state, history).
+inline thread_id subgraph_thread(const thread_id& thread, std::string_view ns) {
+  return thread_id{thread.value + "|" + std::string(ns)};
+}
 
 // One checkpoint as the app reads it back.
 template <class State>
@@ -108,7 +159,8 @@ concept resume_answer = !std::is_same_v<std::remove_cvref_t<V>, run_config> &&
 template <class Ctx>
 concept user_context = !std::is_same_v<std::remove_const_t<Ctx>, run_config> &&
                        !std::is_same_v<std::remove_const_t<Ctx>, checkpoint_id> &&
-                       !std::is_same_v<std::remove_const_t<Ctx>, thread_id> && !resume_answer<Ctx>;
+                       !std::is_same_v<std::remove_const_t<Ctx>, thread_id> &&
+                       !std::is_same_v<std::remove_const_t<Ctx>, answers> && !resume_answer<Ctx>;
 }  // namespace detail
 
 namespace detail {
@@ -168,10 +220,19 @@ struct durable_stream_session {
     f(s);
   }
 };
+
+template <class N>
+concept subgraph_node = requires(const N& n) {
+  typename N::child_app;
+  n.child();
+};
 }  // namespace detail
 
 template <class App, class Store, class Before, class After>
 class durable_app {
+  template <class, class, class, class>
+  friend class durable_app;  // a parent runs its subgraphs' checkpointed runs
+
  public:
   using state_type = typename App::state_type;
   using analysis_type = typename App::analysis_type;
@@ -314,8 +375,8 @@ class durable_app {
     r.fork_here(from.value);
     return r.run(context, config, true);
   }
-  // Answers the pending interrupt(s): each interrupted node runs again and its
-  // sg::interrupt call returns `value`. A value is what has a JSON codec; a context has none.
+  // Answers the one pending interrupt: the interrupted node runs again and its sg::interrupt
+  // call returns `value`. With several pending: ambiguous_resume_error (use sg::answers).
   template <detail::resume_answer V>
   state_type resume(const thread_id& thread, const V& value, const run_config& config = {}) const {
     run_context ctx;
@@ -369,14 +430,35 @@ class durable_app {
   state_type invoke(state_type input, Ctx& context, const run_config& config = {}) const {
     return app_.invoke(std::move(input), context, config);
   }
+  // Answers pending interrupts by id (interrupt_info::id, anywhere in the subgraphs): the
+  // nodes answered run again, the others stay paused with their interrupts pending. An id
+  // that is not pending is interrupt_id_error, and nothing is written.
+  state_type resume(const thread_id& thread, const answers& given, const run_config& config = {}) const {
+    run_context ctx;
+    return resume(thread, given, ctx, config);
+  }
+  template <detail::user_context Ctx>
+  state_type resume(const thread_id& thread, const answers& given, Ctx& context, const run_config& config = {}) const {
+    runner r(*this, thread.value);
+    r.load(fetch_latest(thread));
+    r.load_pending();
+    r.answer(given);
+    return r.run(context, config, true);
+  }
 
   std::optional<snapshot<state_type>> get_state(const thread_id& thread) const {
     auto latest = store_->get(thread.value);
     if (!latest) return std::nullopt;
-    return read_snapshot(thread, *latest);
+    return read_snapshot(thread, *latest, true);
   }
   snapshot<state_type> get_state(const thread_id& thread, checkpoint_id id) const {
-    return read_snapshot(thread, fetch(thread, id));
+    auto c = fetch(thread, id);
+    bool head = true;
+    if constexpr (has_subgraphs) {
+      auto newest = store_->list(thread.value, {.limit = 1});
+      head = !newest.empty() && newest.front().id == c.id;
+    }
+    return read_snapshot(thread, c, head);
   }
   // Newest first. A std::vector, so range-v3 views filter it.
   std::vector<snapshot<state_type>> history(const thread_id& thread, list_options options = {}) const {
@@ -404,6 +486,9 @@ class durable_app {
   using A = analysis_type;
   using S = state_type;
   static constexpr std::size_t channels = channel_count<S>;
+  static constexpr bool has_subgraphs = []<std::size_t... I>(std::index_sequence<I...>) {
+    return (detail::subgraph_node<typename A::template node<I>> || ...);
+  }(std::make_index_sequence<A::size>{});
 
   template <class Runner>
   void start_stream(Runner& r, state_type&& input, const thread_id& thread) const {
@@ -428,10 +513,13 @@ class durable_app {
     return std::move(*c);
   }
 
-  snapshot<S> read_snapshot(const thread_id& thread, const stored_checkpoint& c) const {
+  // A subgraph's pending interrupts are its latest checkpoint's: only the thread's head lists
+  // them (an older checkpoint's paused subgraph has gone on since).
+  snapshot<S> read_snapshot(const thread_id& thread, const stored_checkpoint& c, bool head) const {
     runner r(*this, thread.value);
     r.load(c);
     r.load_pending();
+    if (!head) r.paused_children = {};
     snapshot<S> s;
     s.values = r.state;
     for (std::size_t i = 0; i < A::size; ++i)
@@ -454,12 +542,30 @@ class durable_app {
   // its streamer (engine/stream.hpp); a plain one has none (Stream = detail::quiet).
   template <class Stream>
   class runner_of {
+    template <class, class, class, class>
+    friend class durable_app;  // a parent's runner runs and reads its subgraphs' runners
+
    public:
     static constexpr bool streams = Stream::streams;
     static constexpr bool persists = true;
 
-    runner_of(const durable_app& owner, std::string thread, Stream* stream = nullptr)
-        : stream_(stream), self(owner), thread(std::move(thread)) {}
+    // `ns` is empty for the app's own run, the subgraph's path for a subgraph's run.
+    runner_of(const durable_app& owner, std::string thread, Stream* stream = nullptr, std::string ns = {})
+        : stream_(stream),
+          self(owner),
+          thread(ns.empty() ? thread : subgraph_thread(thread_id{thread}, ns).value),
+          root(std::move(thread)),
+          ns(std::move(ns)) {
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (detail::subgraph_node<node_type<I>>) {
+          auto link = std::make_shared<const child_link<I>>(*this);
+          child_links[I] = static_cast<const detail::durable_child<typename node_type<I>::child_app>*>(link.get());
+          owned_links.push_back(std::move(link));
+        }
+      });
+    }
+    runner_of(const runner_of&) = delete;
+    runner_of& operator=(const runner_of&) = delete;
 
     S state{};
     position_type at{};
@@ -534,7 +640,10 @@ class durable_app {
         if (kind == "result") {
           results[i] = at_field(where, field, [&] { return detail::parse_or_throw(w.value, "a pending write"); });
         } else if (kind == "interrupt") {
-          interrupts.push_back({node, static_cast<std::size_t>(w.index), w.value});
+          interrupts.push_back({node, static_cast<std::size_t>(w.index), w.value, ns,
+                                interrupt_id(node, static_cast<std::size_t>(w.index))});
+        } else if (kind == "subgraph") {
+          paused_children.set(i);
         } else if (kind == "resume") {
           // Parsed here only to refuse a corrupt answer before anything runs; the node decodes it.
           at_field(where, field, [&] { (void)detail::parse_or_throw(w.value, "a resume value"); });
@@ -565,27 +674,81 @@ class durable_app {
     static constexpr std::int64_t max_count = std::int64_t{1} << 62;
     bool has_work() const { return at.any() || has_failed_writes(); }
 
-    std::vector<interrupt_info> open_interrupts() const { return interrupts; }
+    std::vector<interrupt_info> open_interrupts() const {
+      std::vector<interrupt_info> out;
+      for (auto& open : collect_open()) out.push_back(std::move(open.info));
+      return out;
+    }
     bool has_failed_writes() const {
       return std::any_of(results.begin(), results.end(), [](const auto& r) { return r.has_value(); });
     }
 
     void answer_interrupts(const std::string& value) {
-      if (interrupts.empty())
+      auto open = collect_open();
+      if (open.empty())
         throw checkpoint_error("stategraph: thread '" + thread + "' has no pending interrupt to resume; nothing was changed");
-      std::vector<pending_write_put> rows;
-      std::vector<std::string> tasks;
-      tasks.reserve(interrupts.size());
-      for (const auto& in : interrupts) {
-        auto& r = resumes[node_index(in.node)];
-        if (r.size() <= in.index) r.resize(in.index + 1);
-        r[in.index] = value;
-        tasks.push_back(in.node + "#resume");
+      if (open.size() > 1)
+        throw ambiguous_resume_error("stategraph: thread '" + thread + "' has " + std::to_string(open.size()) +
+                                     " pending interrupts (" + id_list(open) +
+                                     "); answer each by id with resume(thread, sg::answers{{id, value}, ...}); "
+                                     "nothing was changed");
+      write_answers(open, {value});
+    }
+
+    // Every id is checked before anything is written.
+    void answer(const answers& given) {
+      auto open = collect_open();
+      if (given.list().empty())
+        throw checkpoint_error("stategraph: resume of thread '" + thread + "' was given no answers; nothing was changed");
+      std::vector<open_interrupt> chosen;
+      std::vector<std::string> values;
+      for (const auto& a : given.list()) {
+        if (std::any_of(chosen.begin(), chosen.end(), [&](const open_interrupt& o) { return o.info.id == a.id; }))
+          throw interrupt_id_error(a.id, "stategraph: interrupt '" + a.id + "' of thread '" + thread +
+                                             "' is answered twice in one resume; nothing was changed");
+        auto it = std::find_if(open.begin(), open.end(), [&](const open_interrupt& o) { return o.info.id == a.id; });
+        if (it == open.end())
+          throw interrupt_id_error(a.id, "stategraph: thread '" + thread + "' has no pending interrupt '" + a.id +
+                                             "' (unknown, or already answered); pending: " +
+                                             (open.empty() ? std::string("none") : id_list(open)) +
+                                             "; nothing was changed");
+        chosen.push_back(*it);
+        values.push_back(a.value.dump());
       }
-      for (std::size_t k = 0; k < interrupts.size(); ++k)
-        rows.push_back({tasks[k], static_cast<std::int32_t>(interrupts[k].index), "__resume__", value});
-      self.store_->put_writes(thread, parent, rows);
-      interrupts.clear();
+      write_answers(chosen, values);
+    }
+
+    // ---- subgraphs ---------------------------------------------------------------------
+    // Node I's subgraph, run checkpointed under its namespace. A child that paused in this
+    // step's earlier attempt continues from its latest checkpoint (its interrupted nodes
+    // run again, its finished ones do not); otherwise the child starts anew, continuing its
+    // thread's history. A pause inside pauses node I (interrupt_signal::in_subgraph).
+    template <std::size_t I, class CA>
+    typename CA::state_type run_child(const CA& app, typename CA::state_type start) const {
+      using child_durable = durable_app<CA, Store, detail::mp_list<>, detail::mp_list<>>;
+      child_durable d(app, *self.store_);
+      typename child_durable::runner r(d, root, nullptr, child_ns<I>());
+      const bool resuming = paused_children.test(I);
+      if (resuming) {
+        r.load(d.fetch_latest(thread_id{r.thread}));
+        r.load_pending();
+      } else {
+        auto latest = self.store_->get(r.thread);
+        if (latest) r.load(*latest);
+        r.restart(std::move(start), latest ? latest->id : no_checkpoint);
+      }
+      run_context ctx;
+      auto out = r.run(ctx, config_now ? *config_now : run_config{}, resuming);
+      if (r.at.any()) throw interrupt_signal{{}, 0, true};
+      return out;
+    }
+    // A subgraph's new run: a new state from `input`, continuing the thread's history.
+    void restart(S&& input, std::int64_t from) {
+      if (has_parent) ++thread_step;
+      state = S{};
+      before_merge(state);
+      at = position_type{self.app_.first_frontier(state, std::move(input)), {}, 0, {}};
+      put(checkpoint_source::input, all_channels(), from, true);
     }
 
     void fork_here(std::int64_t from) {
@@ -655,6 +818,7 @@ class durable_app {
       if (!at.any()) return false;
       if (!skip_before && scheduled().intersects(before_set)) return false;
       skip_before = false;
+      config_now = &config;
       auto ran = scheduled();
       try {
         self.app_.step(state, at, context, config, *this);
@@ -663,6 +827,8 @@ class durable_app {
       }
       results = {};
       resumes = {};
+      interrupts.clear();
+      paused_children = {};
       return !(ran.intersects(after_set) && at.any());
     }
 
@@ -695,6 +861,11 @@ class durable_app {
     const std::vector<std::string>* resume_values(std::size_t node) const {
       return resumes[node].empty() ? nullptr : &resumes[node];
     }
+    bool waits(std::size_t node) const {
+      return std::any_of(interrupts.begin(), interrupts.end(),
+                         [&](const interrupt_info& in) { return App::node_names[node] == in.node; });
+    }
+    const void* child_run(std::size_t node) const { return child_links[node]; }
     template <class Results, class Failures>
     void step_failed(std::size_t, const position_type&, Results& results_now, const Failures& failures) {
       keep_writes(results_now, failures);
@@ -706,17 +877,21 @@ class durable_app {
       std::vector<std::string> tasks;
       std::vector<interrupt_signal> signals;
       for (std::size_t i = 0; i < A::size; ++i) {
-        if (!failures[i]) continue;
+        if (!failures[i] || waits(i)) continue;  // a waiting node's interrupt is stored already
         try {
           std::rethrow_exception(failures[i]);
         } catch (const interrupt_signal& s) {
           signals.push_back(s);
-          tasks.push_back(std::string(App::node_names[i]) + "#interrupt");
+          tasks.push_back(std::string(App::node_names[i]) + (s.in_subgraph ? "#subgraph" : "#interrupt"));
         } catch (...) {
         }
       }
-      for (std::size_t k = 0; k < signals.size(); ++k)
-        rows.push_back({tasks[k], static_cast<std::int32_t>(signals[k].index), "__interrupt__", signals[k].payload});
+      for (std::size_t k = 0; k < signals.size(); ++k) {
+        if (signals[k].in_subgraph)
+          rows.push_back({tasks[k], 0, "__subgraph__", "null"});
+        else
+          rows.push_back({tasks[k], static_cast<std::int32_t>(signals[k].index), "__interrupt__", signals[k].payload});
+      }
       self.store_->put_writes(thread, parent, rows);
     }
     void before_merge(const S& s) {
@@ -731,6 +906,84 @@ class durable_app {
     }
 
    private:
+    template <std::size_t I>
+    using node_type = typename A::template node<I>;
+
+    template <std::size_t I>
+    struct child_link final : detail::durable_child<typename node_type<I>::child_app> {
+      using child_app = typename node_type<I>::child_app;
+      explicit child_link(const runner_of& r) : owner(r) {}
+      std::string_view node() const noexcept override { return App::node_names[I]; }
+      typename child_app::state_type run(const child_app& app, typename child_app::state_type start) const override {
+        return owner.template run_child<I>(app, std::move(start));
+      }
+      const runner_of& owner;
+    };
+    template <std::size_t I>
+    std::string child_ns() const {
+      return ns.empty() ? std::string(App::node_names[I]) : ns + "/" + std::string(App::node_names[I]);
+    }
+
+    // A pending interrupt, here or in a subgraph, with where its answer is written.
+    struct open_interrupt {
+      interrupt_info info;
+      std::string thread;  // the store's thread: this run's or a subgraph's
+      std::int64_t checkpoint = no_checkpoint;
+    };
+    std::string interrupt_id(const std::string& node, std::size_t index) const {
+      return (ns.empty() ? node : ns + "/" + node) + ":" + std::to_string(index) + "@" + std::to_string(parent);
+    }
+    static std::string id_list(const std::vector<open_interrupt>& open) {
+      std::string out;
+      for (const auto& o : open) out.append(out.empty() ? "" : ", ").append(o.info.id);
+      return out;
+    }
+    // This run's pending interrupts, then those of the subgraphs paused inside, in node order.
+    std::vector<open_interrupt> collect_open() const {
+      std::vector<open_interrupt> out;
+      for (const auto& in : interrupts) out.push_back({in, thread, parent});
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (detail::subgraph_node<node_type<I>>) {
+          if (!paused_children.test(I) || results[I]) return;
+          using child_durable = durable_app<typename node_type<I>::child_app, Store, detail::mp_list<>, detail::mp_list<>>;
+          child_durable d(self.app_.template node_instance<I>().child(), *self.store_);
+          typename child_durable::runner r(d, root, nullptr, child_ns<I>());
+          auto latest = self.store_->get(r.thread);
+          if (!latest) return;
+          r.load(*latest);
+          r.load_pending();
+          for (auto& o : r.collect_open()) out.push_back({std::move(o.info), std::move(o.thread), o.checkpoint});
+        }
+      });
+      return out;
+    }
+    // One put_writes per thread the answers go to; this run's own answers also feed its
+    // nodes' next calls.
+    void write_answers(const std::vector<open_interrupt>& chosen, const std::vector<std::string>& values) {
+      std::vector<std::string> tasks;
+      for (const auto& o : chosen) tasks.push_back(o.info.node + "#resume");
+      std::vector<bool> done(chosen.size(), false);
+      for (std::size_t k = 0; k < chosen.size(); ++k) {
+        if (done[k]) continue;
+        std::vector<pending_write_put> rows;
+        for (std::size_t j = k; j < chosen.size(); ++j)
+          if (!done[j] && chosen[j].thread == chosen[k].thread) {
+            rows.push_back({tasks[j], static_cast<std::int32_t>(chosen[j].info.index), "__resume__",
+                            values.size() == 1 ? values[0] : values[j]});
+            done[j] = true;
+          }
+        self.store_->put_writes(chosen[k].thread, chosen[k].checkpoint, rows);
+      }
+      for (std::size_t k = 0; k < chosen.size(); ++k) {
+        if (chosen[k].thread != thread) continue;
+        const auto& in = chosen[k].info;
+        auto& r = resumes[node_index(in.node)];
+        if (r.size() <= in.index) r.resize(in.index + 1);
+        r[in.index] = values.size() == 1 ? values[0] : values[k];
+        std::erase_if(interrupts, [&](const interrupt_info& i) { return i.id == in.id; });
+      }
+    }
+
     static constexpr typename A::set make_set(detail::mp_list<>*) { return {}; }
     template <class... N>
     static constexpr typename A::set make_set(detail::mp_list<N...>*) {
@@ -891,7 +1144,9 @@ class durable_app {
     }
 
     const durable_app& self;
-    std::string thread;
+    std::string thread;  // the store's thread: the run's own, or a subgraph's (subgraph_thread)
+    std::string root;    // the run's thread, as the caller named it
+    std::string ns;      // the subgraph's path; empty for the app's own run
     std::array<std::int64_t, channels> versions{};
     std::array<std::size_t, channels> sizes_before{};
     std::int64_t max_version = 0;
@@ -901,6 +1156,10 @@ class durable_app {
     std::array<std::optional<nlohmann::json>, A::size> results{};   // kept writes to replay
     std::array<std::vector<std::string>, A::size> resumes{};         // answers to interrupts
     std::vector<interrupt_info> interrupts;
+    typename A::set paused_children{};  // subgraph nodes paused inside in this step's last attempt
+    std::array<const void*, A::size> child_links{};  // runner::child_run
+    std::vector<std::shared_ptr<const void>> owned_links;
+    const run_config* config_now = nullptr;
     detail::checkpoint_writer<App> writer;  // its buffers are reused by every checkpoint of the run
   };
 

@@ -12,6 +12,10 @@
 //                                                             back, and its node is not run
 //                      resume_values(node) -> const std::vector<std::string>*  answers to
 //                                                             the node's interrupts, if any
+//                      waits(node) -> bool                    the node has an unanswered
+//                                                             interrupt: not run, the step pauses
+//                      child_run(node) -> const void*         how a subgraph node runs its child
+//                                                             (task_scope::child), or null
 //                      step_failed(step, position, results, failures)  a node threw
 //                      step_paused(step, position, results, failures)  only interrupts: the
 //                                                             engine then throws paused_step

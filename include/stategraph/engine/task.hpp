@@ -165,6 +165,9 @@ struct task_scope {
   std::size_t node = 0;
   const std::vector<std::string>* resume = nullptr;  // JSON texts, one per interrupt call
   std::size_t next_interrupt = 0;
+  // How a checkpointed run runs this node's subgraph (a durable_child, read by subgraph.hpp);
+  // null for a node that is no subgraph.
+  const void* child = nullptr;
 };
 inline thread_local task_scope* current_task = nullptr;
 
@@ -175,6 +178,13 @@ struct task_scope_guard {
   task_scope_guard(const task_scope_guard&) = delete;
   task_scope_guard& operator=(const task_scope_guard&) = delete;
 };
+
+// What a step holds for a node whose interrupt is still unanswered: the node is not run, and
+// the step pauses again.
+inline const std::exception_ptr& unanswered_interrupt() {
+  static const std::exception_ptr e = std::make_exception_ptr(interrupt_signal{});
+  return e;
+}
 
 inline bool is_interrupt(const std::exception_ptr& e) {
   try {
@@ -348,6 +358,7 @@ struct task_outputs {
   child_events* children = nullptr;
   stream_mode mode{};
   const std::vector<std::string>* resume = nullptr;  // the values a resume gave this node
+  const void* child = nullptr;                       // task_scope::child
 };
 
 // Runs task `index` (`call` fills its result slot); a failure is kept, not thrown, so that
@@ -368,7 +379,7 @@ void run_node_task(const Call& call, std::size_t index, const task_outputs& out)
     }
   }();
   if constexpr (Durable) {
-    task_scope scope{index, out.resume};
+    task_scope scope{index, out.resume, 0, out.child};
     task_scope_guard guard(&scope);
     try {
       call(index);
