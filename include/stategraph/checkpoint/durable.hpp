@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stategraph/checkpoint/json.hpp>
+#include <stategraph/checkpoint/long_threads.hpp>
 #include <stategraph/checkpoint/writer.hpp>
 #include <stategraph/run.hpp>
 #include <stategraph/store/store.hpp>
@@ -14,6 +15,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -104,7 +107,12 @@ class durable_app {
   using position_type = typename App::position_type;
   using store_type = Store;
 
-  durable_app(App app, Store& store) : app_(std::move(app)), store_(&store) {}
+  durable_app(App app, Store& store, checkpoint_options options = {})
+      : app_(std::move(app)),
+        store_(&store),
+        options_(options),
+        heads_(std::make_shared<detail::head_cache<thread_head>>(options.cached_threads)),
+        async_(std::make_shared<async_commits>()) {}
 
   // Every channel has a JSON codec (SG013); sg::compile checks it before building the app.
   static constexpr bool codecs_ok = detail::check_codecs<state_type>();
@@ -121,16 +129,20 @@ class durable_app {
   template <class Ctx>
     requires(!std::is_same_v<std::remove_const_t<Ctx>, run_config>)
   state_type invoke(state_type input, const thread_id& thread, Ctx& context, const run_config& config = {}) const {
-    runner r(*this, thread.value);
-    auto latest = store_->get(thread.value);
-    if (latest) r.load(*latest);
-    r.apply_input(std::move(input), checkpoint_source::input, latest ? latest->id : no_checkpoint);
-    return r.run(context, config, false);
+    runner r(*this, thread.value, config.durability);
+    if (!r.resume_cached()) {
+      auto latest = store_->get(thread.value);
+      if (latest) r.load(*latest);
+    }
+    r.apply_input(std::move(input), checkpoint_source::input, r.loaded_id());
+    state_type out = r.run(context, config, false);
+    r.keep_head();
+    return out;
   }
   // Forks: applies `input` onto the state of checkpoint `from` and runs from start; the new
   // checkpoints continue a new branch whose parent is `from`.
   state_type invoke(state_type input, const thread_id& thread, checkpoint_id from, const run_config& config = {}) const {
-    runner r(*this, thread.value);
+    runner r(*this, thread.value, config.durability);
     r.load(fetch(thread, from));
     r.apply_input(std::move(input), checkpoint_source::fork, from.value);
     run_context ctx;
@@ -146,7 +158,7 @@ class durable_app {
   template <class Ctx>
     requires(!std::is_same_v<std::remove_const_t<Ctx>, run_config>)
   state_type resume_with(const thread_id& thread, Ctx& context, const run_config& config = {}) const {
-    runner r(*this, thread.value);
+    runner r(*this, thread.value, config.durability);
     r.load(fetch_latest(thread));
     r.load_pending();
     if (!r.has_work())
@@ -156,7 +168,7 @@ class durable_app {
   }
   // Continues from an older checkpoint's next nodes, as a new branch of history.
   state_type resume(const thread_id& thread, checkpoint_id from, const run_config& config = {}) const {
-    runner r(*this, thread.value);
+    runner r(*this, thread.value, config.durability);
     r.load(fetch(thread, from));
     r.fork_here(from.value);
     run_context ctx;
@@ -166,7 +178,7 @@ class durable_app {
   // sg::interrupt call returns `value`.
   template <class V>
   state_type resume(const thread_id& thread, const V& value, const run_config& config = {}) const {
-    runner r(*this, thread.value);
+    runner r(*this, thread.value, config.durability);
     r.load(fetch_latest(thread));
     r.load_pending();
     r.answer_interrupts(nlohmann::json(value).dump());
@@ -200,7 +212,12 @@ class durable_app {
     return r.update(std::move(update), analysis_type::template index<Node>::value);
   }
 
-  bool delete_thread(const thread_id& thread) { return store_->delete_thread(thread.value); }
+  bool delete_thread(const thread_id& thread) {
+    heads_->drop(thread.value);
+    return store_->delete_thread(thread.value);
+  }
+  // How many threads' latest states the app holds (checkpoint_options::cached_threads).
+  std::size_t cached_threads() const { return heads_->size(); }
   Store& store() const noexcept { return *store_; }
   const App& plain() const noexcept { return app_; }
 
@@ -208,6 +225,36 @@ class durable_app {
   using A = analysis_type;
   using S = state_type;
   static constexpr std::size_t channels = channel_count<S>;
+
+  // A thread's latest checkpoint as a run left it: what loading it would give, kept so the
+  // next invoke of the thread need not read it back. `checkpoint`, `metadata` (with its run
+  // tag) and `file_version` are checked against the store before it is used.
+  struct thread_head {
+    S state;
+    position_type at;
+    std::array<std::int64_t, channels> versions;
+    std::array<detail::append_chain, channels> chains;
+    std::int64_t max_version, checkpoint, thread_step, file_version;
+    std::string metadata;
+  };
+  // The commit worker of async runs, made by the first one.
+  struct async_commits {
+    std::mutex mutex;
+    std::unique_ptr<detail::put_worker<Store>> worker;
+  };
+  detail::put_worker<Store>& commit_worker() const {
+    std::lock_guard lock(async_->mutex);
+    if (!async_->worker) async_->worker = std::make_unique<detail::put_worker<Store>>(*store_);
+    return *async_->worker;
+  }
+  // A version of the store's file that any other writer's commit changes, for stores that
+  // can be written behind this process's back (sqlite_store::file_version).
+  std::int64_t file_version() const {
+    if constexpr (requires(const Store& s) { s.file_version(); })
+      return store_->file_version();
+    else
+      return 0;
+  }
 
   stored_checkpoint fetch_latest(const thread_id& thread) const {
     auto c = store_->get(thread.value);
@@ -253,7 +300,15 @@ class durable_app {
     static constexpr bool streams = false;
     static constexpr bool persists = true;
 
-    runner(const durable_app& owner, std::string thread) : self(owner), thread(std::move(thread)) {}
+    runner(const durable_app& owner, std::string thread, durability mode = durability::sync)
+        : self(owner), thread(std::move(thread)), mode(mode) {
+      if (self.options_.cached_threads != 0) writer.run_tag = spare.run_tag = detail::new_run_tag();
+    }
+    runner(const runner&) = delete;
+    runner& operator=(const runner&) = delete;
+    ~runner() {
+      if (in_flight) self.async_->worker->wait(job);  // the job points into this runner
+    }
 
     S state{};
     position_type at{};
@@ -270,12 +325,16 @@ class durable_app {
       S loaded{};
       std::array<std::int64_t, channels> loaded_versions{};
       std::array<bool, channels> found{};
+      std::array<detail::append_chain, channels> loaded_chains{};
       for (const auto& ch : c.channels) {
         detail::for_each_index<channels>([&]<std::size_t I>() {
           if (ch.channel != channel_name_at<S, I>()) return;
           detail::decode_channel<S, I>(loaded, ch.value, ch.appends);
           loaded_versions[I] = ch.version;
           found[I] = true;
+          auto& chain = loaded_chains[I];
+          chain = {ch.appends.size(), 0, ch.value.size()};
+          for (const auto& piece : ch.appends) chain.piece_bytes += piece.size();
         });
       }
       for (std::size_t i = 0; i < channels; ++i)
@@ -289,10 +348,40 @@ class durable_app {
       thread_step = c.step;
       state = std::move(loaded);
       versions = loaded_versions;
+      chains = loaded_chains;
       at = std::move(pos);
       parent = c.id;
       has_parent = true;
     }
+
+    // Takes the thread's state from the app's cache if the store's head is still the
+    // checkpoint the cache holds (same id, same metadata with its run tag, no other writer
+    // on the file since); false if it must be loaded.
+    bool resume_cached() {
+      if (self.options_.cached_threads == 0) return false;
+      auto h = self.heads_->take(thread);
+      if (!h) return false;
+      const auto head = self.store_->list(thread, list_options{.before = std::nullopt, .limit = 1});
+      if (head.empty() || head.front().id != h->checkpoint || head.front().metadata != h->metadata ||
+          self.file_version() != h->file_version)
+        return false;
+      state = std::move(h->state);
+      at = std::move(h->at);
+      versions = h->versions;
+      chains = h->chains;
+      max_version = h->max_version;
+      thread_step = h->thread_step;
+      parent = h->checkpoint;
+      has_parent = true;
+      return true;
+    }
+    // Hands the state to the app's cache after a run that ended with a checkpoint of its own.
+    void keep_head() {
+      if (self.options_.cached_threads == 0 || last_writer == nullptr || in_flight || deferred) return;
+      self.heads_->keep(thread, thread_head{std::move(state), std::move(at), versions, chains, max_version, parent,
+                                            thread_step, self.file_version(), last_writer->metadata});
+    }
+    std::int64_t loaded_id() const { return has_parent ? parent : no_checkpoint; }
 
     void load_pending() {
       for (auto& w : self.store_->pending_writes(thread, parent)) {
@@ -383,19 +472,30 @@ class durable_app {
         return state;  // the rule has printed its diagnostic
       } else {
       bool skip_before = resuming;
-      while (at.any()) {
-        if (!skip_before && scheduled().intersects(before_set)) break;
-        skip_before = false;
-        auto ran = scheduled();
-        try {
-          self.app_.step(state, at, context, config, *this);
-        } catch (const detail::paused_step&) {
-          break;
+      try {
+        while (at.any()) {
+          if (!skip_before && scheduled().intersects(before_set)) break;
+          skip_before = false;
+          auto ran = scheduled();
+          last_ran = ran;
+          try {
+            self.app_.step(state, at, context, config, *this);
+          } catch (const detail::paused_step&) {
+            break;
+          }
+          results = {};
+          resumes = {};
+          if (ran.intersects(after_set) && at.any()) break;
         }
-        results = {};
-        resumes = {};
-        if (ran.intersects(after_set) && at.any()) break;
+      } catch (...) {
+        // What the run finished is still committed (exit mode: the steps before the error).
+        try {
+          settle();
+        } catch (...) {
+        }
+        throw;
       }
+      settle();
       }
       return state;
     }
@@ -436,6 +536,7 @@ class durable_app {
       self.store_->put_writes(thread, parent, rows);
     }
     void before_merge(const S& s) {
+      if (deferred) return;  // the deferred checkpoint appends from the last one committed
       detail::for_each_index<channels>([&]<std::size_t I>() {
         if constexpr (detail::appends_only<field_type_t<S, I>>)
           sizes_before[I] = channel_traits<field_type_t<S, I>>::value(detail::field<I>(s)).size();
@@ -443,7 +544,21 @@ class durable_app {
     }
     void step_done(const S&, const position_type&, const detail::node_set<channels>& changed) {
       ++thread_step;
+      finish_in_flight();
       put(checkpoint_source::loop, changed, parent, false);
+    }
+
+    // Commits what the run holds back (the deferred checkpoint of exit mode, the one in
+    // flight of async mode), so `parent` is the thread's latest checkpoint.
+    void settle() {
+      finish_in_flight();
+      if (deferred) {
+        deferred = false;
+        const auto m = mode;
+        mode = durability::sync;
+        put(deferred_source, deferred_changed, deferred_from, deferred_whole);
+        mode = m;
+      }
     }
 
    private:
@@ -548,6 +663,7 @@ class durable_app {
 
     template <class Results, class Failures>
     void keep_writes(Results& results_now, const Failures& failures) {
+      settle();
       std::vector<std::string> tasks, values;
       detail::for_each_index<A::size>([&]<std::size_t I>() {
         if constexpr (requires { detail::slot_at<I>(results_now).has_value(); })
@@ -562,9 +678,26 @@ class durable_app {
     }
 
     std::int64_t put(checkpoint_source source, const detail::node_set<channels>& changed, std::int64_t from, bool whole) {
-      writer.encode_channels(state, changed, whole, versions, sizes_before, max_version + 1);
+      if (mode == durability::exit) {  // one checkpoint for the run, from where it started
+        if (!deferred) {
+          deferred = true;
+          deferred_source = source;
+          deferred_from = from;
+          deferred_whole = whole;
+          deferred_changed = changed;
+        } else {
+          deferred_whole = deferred_whole || whole;
+          deferred_changed |= changed;
+        }
+        return parent;
+      }
+      // Async: two writers take turns, one encoding while the other's checkpoint commits.
+      auto& w = mode == durability::async && last_writer == &this->writer ? spare : this->writer;
+      w.encode_channels(state, changed, whole, versions, sizes_before, max_version + 1, chains,
+                        self.options_.snapshot_every, ends_run());
       if (whole || changed.any()) ++max_version;
-      writer.encode_position(at, max_version, from == no_checkpoint);  // the schema list: a thread's first only
+      w.encode_position(at, max_version, from == no_checkpoint);  // the schema list: a thread's first only
+      last_writer = &w;
       checkpoint_put cp;
       cp.thread = thread;
       cp.parent = from;
@@ -572,11 +705,32 @@ class durable_app {
       cp.source = source;
       cp.format_version = checkpoint_format_version;
       cp.schema_hash = detail::schema_hash_text<S>();
-      cp.metadata = writer.metadata;
-      cp.channels = writer.rows;
+      cp.metadata = w.metadata;
+      cp.channels = w.rows;
+      if (mode == durability::async) {
+        job.put = cp;
+        self.commit_worker().submit(job);
+        in_flight = true;
+        return no_checkpoint;  // known when finish_in_flight has waited for it
+      }
       parent = self.store_->put(cp);
       has_parent = true;
       return parent;
+    }
+
+    // Whether the checkpoint being put is the run's last: nothing left to run, or a static
+    // interrupt stops the run here.
+    bool ends_run() const {
+      return !at.any() || scheduled().intersects(before_set) || (last_ran.intersects(after_set) && at.any());
+    }
+
+    void finish_in_flight() {
+      if (!in_flight) return;
+      self.async_->worker->wait(job);
+      in_flight = false;
+      if (job.error) std::rethrow_exception(job.error);
+      parent = job.id;
+      has_parent = true;
     }
 
     const durable_app& self;
@@ -591,10 +745,26 @@ class durable_app {
     std::array<std::vector<std::string>, A::size> resumes{};         // answers to interrupts
     std::vector<interrupt_info> interrupts;
     detail::checkpoint_writer<App> writer;  // its buffers are reused by every checkpoint of the run
+    std::array<detail::append_chain, channels> chains{};
+    durability mode;
+    const detail::checkpoint_writer<App>* last_writer = nullptr;  // of the last checkpoint put
+    // async: the second writer, and the checkpoint being committed while the next step runs
+    detail::checkpoint_writer<App> spare;
+    detail::put_job job;
+    bool in_flight = false;
+    typename A::set last_ran{};  // the nodes of the step being run
+    // exit: the one checkpoint the run will put, grown by each step
+    bool deferred = false, deferred_whole = false;
+    checkpoint_source deferred_source = checkpoint_source::loop;
+    std::int64_t deferred_from = no_checkpoint;
+    detail::node_set<channels> deferred_changed{};
   };
 
   App app_;
   Store* store_;
+  checkpoint_options options_;
+  std::shared_ptr<detail::head_cache<thread_head>> heads_;
+  std::shared_ptr<async_commits> async_;
 };
 
 // What sg::compile returns for a graph given a store (the seam run_options.hpp declares).
