@@ -50,6 +50,8 @@ using graph = sg::graph<State, sg::edge<sg::start, w3::step>, sg::branch<w3::ste
 // is in memory; W5's is a SQLite file the caller opened.
 State w4_memory(sg::memory_store& store, const sg::thread_id& thread);
 State w5_sqlite(sg::sqlite_store& store, const sg::thread_id& thread);
+// W5 with sg::durability::async: each checkpoint commits while the next step runs.
+State w5_sqlite_async(sg::sqlite_store& store, const sg::thread_id& thread);
 
 struct put_record;
 // The puts of one W5 invocation as the store receives them (sizes; with keep_texts, the
