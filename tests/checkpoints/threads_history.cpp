@@ -165,9 +165,11 @@ TEST_CASE_TEMPLATE("W7: stored bytes per step stay bounded as the history grows"
     s.value_bytes = s.value_bytes - whole + one_message.size();
     return s;
   };
-  for (const auto& ch : fx.store.get(t.value)->channels)
+  const auto head = fx.store.get(t.value);
+  for (const auto& ch : head->channels)
     if (ch.channel == "messages") CHECK(ch.appends.empty());
-  for (const auto& ch : fx.store.get(t.value, 400)->channels)
+  const auto before_head = fx.store.get(t.value, 400);
+  for (const auto& ch : before_head->channels)
     if (ch.channel == "messages") CHECK(ch.appends.size() == 399);
   auto s100 = pieces_only(measure(std::integral_constant<int, 100>{}), 100);
   auto s200 = pieces_only(measure(std::integral_constant<int, 200>{}), 200);

@@ -26,6 +26,7 @@ namespace stategraph::detail {
 struct append_chain {
   std::size_t pieces = 0, piece_bytes = 0, whole_bytes = 0;
   bool takes(std::size_t piece, std::size_t snapshot_every) const {
+    if (snapshot_every == 0) return true;  // never whole again: every load joins every piece
     return pieces < snapshot_every && piece_bytes + piece <= whole_bytes;
   }
 };
