@@ -82,6 +82,15 @@ void w5_sqlite(benchmark::State& st) {
       w5_steps);
 }
 
+void w5_sqlite_async(benchmark::State& st) {
+  bench::temp_db file("w5async");
+  sg::sqlite_store store(file.path());
+  std::size_t n = 0;
+  measure(
+      st, [&] { return bench::w5_sqlite_async(store, next_thread(n)); }, loop_done<bench::w5::rounds>, per_step,
+      w5_steps, w5_steps);
+}
+
 // The bytes the library hands its store in one W5 invocation, one row per checkpoint.
 const std::vector<std::string>& w5_rows() {
   static const std::vector<std::string> rows = [] {
@@ -145,6 +154,7 @@ BENCHMARK(w3_library)->Name("W3_loop1000/no_store")->Apply(with_range);
 BENCHMARK(w4_memory)->Name("W4_loop1000/memory_store")->Apply(with_range);
 BENCHMARK(w5_sqlite)->Name("W5_loop200/sqlite_store")->Apply(with_range);
 BENCHMARK(w5_raw)->Name("W5_loop200/raw_sqlite")->Apply(with_range);
+BENCHMARK(w5_sqlite_async)->Name("W5_loop200/sqlite_store_async")->Apply(with_range);
 BENCHMARK(w6_plain)->Name("W6_agent20/no_store")->Apply(with_range);
 BENCHMARK(w6_memory)->Name("W6_agent20/memory_store")->Apply(with_range);
 BENCHMARK(w6_sqlite)->Name("W6_agent20/sqlite_store")->Apply(with_range);

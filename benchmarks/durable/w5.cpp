@@ -13,6 +13,11 @@ State w5_sqlite(sg::sqlite_store& store, const sg::thread_id& thread) {
   return app.invoke(State{}, thread);
 }
 
+State w5_sqlite_async(sg::sqlite_store& store, const sg::thread_id& thread) {
+  const auto app = sg::compile<w5::graph>(sg::with_store(store));
+  return app.invoke(State{}, thread, sg::run_config{.durability = sg::durability::async});
+}
+
 std::vector<put_record> w5_record(bool keep_texts) {
   // What the runtime hands a store does not depend on the store, so a memory store is
   // enough to learn it.

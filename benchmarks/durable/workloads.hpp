@@ -52,6 +52,8 @@ State w4_memory(sg::memory_store& store, const sg::thread_id& thread);
 // W4 streamed in updates mode; adds the number of channels the events named to `channels`.
 State w4_memory_streamed(sg::memory_store& store, const sg::thread_id& thread, std::size_t& channels);
 State w5_sqlite(sg::sqlite_store& store, const sg::thread_id& thread);
+// W5 with sg::durability::async: each checkpoint commits while the next step runs.
+State w5_sqlite_async(sg::sqlite_store& store, const sg::thread_id& thread);
 
 struct put_record;
 // The puts of one W5 invocation as the store receives them (sizes; with keep_texts, the

@@ -70,9 +70,11 @@ auto compile(Args&&... args) {
       return invalid_app<G>{};
     } else {
       auto all = std::forward_as_tuple(std::forward<Args>(args)...);
-      store_t* store = std::get<boost::mp11::mp_find_if<bound, detail::is_store_option>::value>(all).store;
+      const auto& option = std::get<boost::mp11::mp_find_if<bound, detail::is_store_option>::value>(all);
+      store_t* store = option.store;
+      const checkpoint_options options = option.options;
       return durable(std::apply([](auto&&... a) { return plain_app(std::forward<decltype(a)>(a)...); }, std::move(all)),
-                     *store);
+                     *store, options);
     }
   }
 }

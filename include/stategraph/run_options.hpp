@@ -24,10 +24,19 @@ namespace stategraph {
 // `recursion_limit` supersteps passes; one more throws recursion_limit_error.
 inline constexpr std::size_t default_recursion_limit = 10'000;
 
+// When a checkpointed run commits its checkpoints, as LangGraph names the modes (what each
+// can lose in a crash: docs/checkpoints.md, "Long threads").
+enum class durability {
+  sync,   // each step's checkpoint is committed before the next step starts
+  async,  // a step's checkpoint is committed while the next step runs
+  exit,   // one checkpoint when the run ends, pauses or fails
+};
+
 struct run_config {
   std::size_t recursion_limit = default_recursion_limit;
   // How a retry waits (tests inject a recorder; empty = std::this_thread::sleep_for).
   std::function<void(std::chrono::nanoseconds)> sleep{};
+  stategraph::durability durability = stategraph::durability::sync;  // checkpointed runs only
 };
 
 // Checkpointed runs (opt-in: #include <stategraph/checkpoint.hpp>).
@@ -35,13 +44,26 @@ struct thread_id {
   std::string value;
   friend bool operator==(const thread_id&, const thread_id&) = default;
 };
+// How a checkpointed app keeps long threads cheap to continue (docs/checkpoints.md, "Long
+// threads").
+struct checkpoint_options {
+  // A run's last checkpoint stores an append channel whole again once it has this many
+  // appended pieces after its last whole value (or sooner, once they outweigh that value),
+  // so continuing a thread parses at most this many pieces. 0: never (each load joins every
+  // piece since the thread's first, as before snapshots; the fewest bytes written).
+  std::size_t snapshot_every = 128;
+  // Threads whose latest state the app keeps after running them, so continuing one reads no
+  // values (0: none). Each is checked against the store's head before it is used.
+  std::size_t cached_threads = 64;
+};
 template <class Store>
 struct store_option {
   Store* store;
+  checkpoint_options options{};
 };
 template <class Store>
-constexpr store_option<Store> with_store(Store& store) {
-  return {&store};
+constexpr store_option<Store> with_store(Store& store, checkpoint_options options = {}) {
+  return {&store, options};
 }
 // Static interrupts: pause a checkpointed run before these nodes run, or after they ran.
 template <class... Nodes>

@@ -89,6 +89,9 @@ class tampering_store {
   std::size_t prune_threads(sg::older_than rule) { return inner_->prune_threads(rule); }
   std::vector<std::string> threads() const { return inner_->threads(); }
   sg::store_stats stats() const { return inner_->stats(); }
+  // Tampering edits what the store holds behind the app's back, as another writer would: an
+  // app's cached thread state is then not trusted.
+  std::int64_t file_version() const { return (tamper_checkpoint ? 1 : 0) + (tamper_writes ? 2 : 0); }
 
  private:
   std::optional<sg::stored_checkpoint> edited(std::optional<sg::stored_checkpoint> c) const {

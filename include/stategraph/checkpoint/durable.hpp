@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stategraph/checkpoint/json.hpp>
+#include <stategraph/checkpoint/long_threads.hpp>
 #include <stategraph/checkpoint/writer.hpp>
 #include <stategraph/run.hpp>
 #include <stategraph/store/store.hpp>
@@ -18,6 +19,7 @@
 #include <deque>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -178,7 +180,7 @@ struct durable_stream_session {
   using runner_type = typename Durable::template runner_of<stream_type>;
 
   durable_stream_session(const Durable& app, std::string thread, run_config c, stream_mode m)
-      : config(c), mode(m), runner(app, std::move(thread), nullptr) {
+      : config(c), mode(m), runner(app, std::move(thread), c.durability, nullptr) {
     runner.mode = mode;
   }
   run_config config;
@@ -202,7 +204,17 @@ struct durable_stream_session {
       running = false;
     } else {
       with_stream([&](stream_type&) {
-        while (pending.empty() && running) running = runner.step_once(context, config, skip_before);
+        try {
+          while (pending.empty() && running) running = runner.step_once(context, config, skip_before);
+        } catch (...) {
+          running = false;
+          try {  // what the run finished is still committed, as in runner::run
+            runner.settle();
+          } catch (...) {
+          }
+          throw;
+        }
+        if (!running) runner.settle();
       });
     }
   }
@@ -241,7 +253,12 @@ class durable_app {
   using app_type = App;
   using run_context_type = run_context;
 
-  durable_app(App app, Store& store) : app_(std::move(app)), store_(&store) {}
+  durable_app(App app, Store& store, checkpoint_options options = {})
+      : app_(std::move(app)),
+        store_(&store),
+        options_(options),
+        heads_(std::make_shared<detail::head_cache<thread_head>>(options.cached_threads)),
+        async_(std::make_shared<async_commits>()) {}
 
 
  private:
@@ -275,11 +292,15 @@ class durable_app {
   }
   template <detail::user_context Ctx>
   state_type invoke(state_type input, const thread_id& thread, Ctx& context, const run_config& config = {}) const {
-    runner r(*this, thread.value);
-    auto latest = store_->get(thread.value);
-    if (latest) r.load(*latest);
-    r.apply_input(std::move(input), checkpoint_source::input, latest ? latest->id : no_checkpoint);
-    return r.run(context, config, false);
+    runner r(*this, thread.value, config.durability);
+    if (!r.resume_cached()) {
+      auto latest = store_->get(thread.value);
+      if (latest) r.load(*latest);
+    }
+    r.apply_input(std::move(input), checkpoint_source::input, r.loaded_id());
+    state_type out = r.run(context, config, false);
+    r.keep_head();
+    return out;
   }
   // Forks: applies `input` onto the state of checkpoint `from` and runs from start; the new
   // checkpoints continue a new branch whose parent is `from`.
@@ -290,7 +311,7 @@ class durable_app {
   template <detail::user_context Ctx>
   state_type invoke(state_type input, const thread_id& thread, checkpoint_id from, Ctx& context,
                     const run_config& config = {}) const {
-    runner r(*this, thread.value);
+    runner r(*this, thread.value, config.durability);
     r.load(fetch(thread, from));
     r.apply_input(std::move(input), checkpoint_source::fork, from.value);
     return r.run(context, config, false);
@@ -308,7 +329,7 @@ class durable_app {
     if constexpr (!rules::check_partial_input<state_type, patch<E...>>()) {
       return {};
     } else {
-      runner r(*this, thread.value);
+      runner r(*this, thread.value, config.durability);
       auto latest = store_->get(thread.value);
       if (latest) r.load(*latest);
       r.apply_partial(std::move(input), checkpoint_source::input, latest ? latest->id : no_checkpoint);
@@ -326,7 +347,7 @@ class durable_app {
     if constexpr (!rules::check_partial_input<state_type, patch<E...>>()) {
       return {};
     } else {
-      runner r(*this, thread.value);
+      runner r(*this, thread.value, config.durability);
       r.load(fetch(thread, from));
       r.apply_partial(std::move(input), checkpoint_source::fork, from.value);
       return r.run(context, config, false);
@@ -350,7 +371,7 @@ class durable_app {
   }
   template <detail::user_context Ctx>
   state_type resume(const thread_id& thread, Ctx& context, const run_config& config = {}) const {
-    runner r(*this, thread.value);
+    runner r(*this, thread.value, config.durability);
     r.load(fetch_latest(thread));
     r.load_pending();
     if (!r.has_work())
@@ -370,7 +391,7 @@ class durable_app {
   }
   template <detail::user_context Ctx>
   state_type resume(const thread_id& thread, checkpoint_id from, Ctx& context, const run_config& config = {}) const {
-    runner r(*this, thread.value);
+    runner r(*this, thread.value, config.durability);
     r.load(fetch(thread, from));
     r.fork_here(from.value);
     return r.run(context, config, true);
@@ -384,7 +405,7 @@ class durable_app {
   }
   template <detail::resume_answer V, detail::user_context Ctx>
   state_type resume(const thread_id& thread, const V& value, Ctx& context, const run_config& config = {}) const {
-    runner r(*this, thread.value);
+    runner r(*this, thread.value, config.durability);
     r.load(fetch_latest(thread));
     r.load_pending();
     r.answer_interrupts(detail::json_text(value));
@@ -408,7 +429,7 @@ class durable_app {
     using event_t = event_for<state_type, Ctx>;
     auto sink = [&](event_t&& e) { callback(static_cast<const event_t&>(e)); };
     detail::streamer<S, A::size, decltype(sink), typename detail::custom_of<Ctx>::type> s{mode, App::node_names, sink};
-    runner_of<decltype(s)> r(*this, thread.value, &s);
+    runner_of<decltype(s)> r(*this, thread.value, config.durability, &s);
     start_stream(r, std::move(input), thread);
     s.values(0, r.state);
     return r.run(context, config, false);
@@ -439,7 +460,7 @@ class durable_app {
   }
   template <detail::user_context Ctx>
   state_type resume(const thread_id& thread, const answers& given, Ctx& context, const run_config& config = {}) const {
-    runner r(*this, thread.value);
+    runner r(*this, thread.value, config.durability);
     r.load(fetch_latest(thread));
     r.load_pending();
     r.answer(given);
@@ -478,7 +499,12 @@ class durable_app {
     return r.update(std::move(update), analysis_type::template index<Node>::value);
   }
 
-  bool delete_thread(const thread_id& thread) { return store_->delete_thread(thread.value); }
+  bool delete_thread(const thread_id& thread) {
+    heads_->drop(thread.value);
+    return store_->delete_thread(thread.value);
+  }
+  // How many threads' latest states the app holds (checkpoint_options::cached_threads).
+  std::size_t cached_threads() const { return heads_->size(); }
   Store& store() const noexcept { return *store_; }
   const App& plain() const noexcept { return app_; }
 
@@ -495,6 +521,36 @@ class durable_app {
     auto latest = store_->get(thread.value);
     if (latest) r.load(*latest);
     r.apply_input(std::move(input), checkpoint_source::input, latest ? latest->id : no_checkpoint);
+  }
+
+  // A thread's latest checkpoint as a run left it: what loading it would give, kept so the
+  // next invoke of the thread need not read it back. `checkpoint`, `metadata` (with its run
+  // tag) and `file_version` are checked against the store before it is used.
+  struct thread_head {
+    S state;
+    position_type at;
+    std::array<std::int64_t, channels> versions;
+    std::array<detail::append_chain, channels> chains;
+    std::int64_t max_version, checkpoint, thread_step, file_version;
+    std::string metadata;
+  };
+  // The commit worker of async runs, made by the first one.
+  struct async_commits {
+    std::mutex mutex;
+    std::unique_ptr<detail::put_worker<Store>> worker;
+  };
+  detail::put_worker<Store>& commit_worker() const {
+    std::lock_guard lock(async_->mutex);
+    if (!async_->worker) async_->worker = std::make_unique<detail::put_worker<Store>>(*store_);
+    return *async_->worker;
+  }
+  // A version of the store's file that any other writer's commit changes, for stores that
+  // can be written behind this process's back (sqlite_store::file_version).
+  std::int64_t file_version() const {
+    if constexpr (requires(const Store& s) { s.file_version(); })
+      return store_->file_version();
+    else
+      return 0;
   }
 
   stored_checkpoint fetch_latest(const thread_id& thread) const {
@@ -550,12 +606,15 @@ class durable_app {
     static constexpr bool persists = true;
 
     // `ns` is empty for the app's own run, the subgraph's path for a subgraph's run.
-    runner_of(const durable_app& owner, std::string thread, Stream* stream = nullptr, std::string ns = {})
+    runner_of(const durable_app& owner, std::string thread, durability commits = durability::sync,
+              Stream* stream = nullptr, std::string ns = {})
         : stream_(stream),
           self(owner),
           thread(ns.empty() ? thread : subgraph_thread(thread_id{thread}, ns).value),
           root(std::move(thread)),
-          ns(std::move(ns)) {
+          ns(std::move(ns)),
+          commits(commits) {
+      if (self.options_.cached_threads != 0) writer.run_tag = spare.run_tag = detail::new_run_tag();
       detail::for_each_index<A::size>([&]<std::size_t I>() {
         if constexpr (detail::subgraph_node<node_type<I>>) {
           auto link = std::make_shared<const child_link<I>>(*this);
@@ -566,6 +625,9 @@ class durable_app {
     }
     runner_of(const runner_of&) = delete;
     runner_of& operator=(const runner_of&) = delete;
+    ~runner_of() {
+      if (in_flight) self.async_->worker->wait(job);  // the job points into this runner
+    }
 
     S state{};
     position_type at{};
@@ -587,6 +649,7 @@ class durable_app {
       S loaded{};
       std::array<std::int64_t, channels> loaded_versions{};
       std::array<bool, channels> found{};
+      std::array<detail::append_chain, channels> loaded_chains{};
       for (const auto& ch : c.channels) {
         bool known = false;
         detail::for_each_index<channels>([&]<std::size_t I>() {
@@ -598,6 +661,9 @@ class durable_app {
           at_field(where, field, [&] { detail::decode_channel<S, I>(loaded, ch.value, ch.appends); });
           loaded_versions[I] = ch.version;
           found[I] = true;
+          auto& chain = loaded_chains[I];
+          chain = {ch.appends.size(), 0, ch.value.size()};
+          for (const auto& piece : ch.appends) chain.piece_bytes += piece.size();
         });
         if (!known) throw corrupt(where, "channel '" + ch.channel + "'", "is not a channel of this schema");
       }
@@ -622,10 +688,40 @@ class durable_app {
       thread_step = c.step;
       state = std::move(loaded);
       versions = loaded_versions;
+      chains = loaded_chains;
       at = std::move(pos);
       parent = c.id;
       has_parent = true;
     }
+
+    // Takes the thread's state from the app's cache if the store's head is still the
+    // checkpoint the cache holds (same id, same metadata with its run tag, no other writer
+    // on the file since); false if it must be loaded.
+    bool resume_cached() {
+      if (self.options_.cached_threads == 0) return false;
+      auto h = self.heads_->take(thread);
+      if (!h) return false;
+      const auto head = self.store_->list(thread, list_options{.before = std::nullopt, .limit = 1});
+      if (head.empty() || head.front().id != h->checkpoint || head.front().metadata != h->metadata ||
+          self.file_version() != h->file_version)
+        return false;
+      state = std::move(h->state);
+      at = std::move(h->at);
+      versions = h->versions;
+      chains = h->chains;
+      max_version = h->max_version;
+      thread_step = h->thread_step;
+      parent = h->checkpoint;
+      has_parent = true;
+      return true;
+    }
+    // Hands the state to the app's cache after a run that ended with a checkpoint of its own.
+    void keep_head() {
+      if (self.options_.cached_threads == 0 || last_writer == nullptr || in_flight || deferred) return;
+      self.heads_->keep(thread, thread_head{std::move(state), std::move(at), versions, chains, max_version, parent,
+                                            thread_step, self.file_version(), last_writer->metadata});
+    }
+    std::int64_t loaded_id() const { return has_parent ? parent : no_checkpoint; }
 
     void load_pending() {
       const std::string where = "checkpoint " + std::to_string(parent) + " of thread '" + thread + "'";
@@ -727,7 +823,7 @@ class durable_app {
     typename CA::state_type run_child(const CA& app, typename CA::state_type start) const {
       using child_durable = durable_app<CA, Store, detail::mp_list<>, detail::mp_list<>>;
       child_durable d(app, *self.store_);
-      typename child_durable::runner r(d, root, nullptr, child_ns<I>());
+      typename child_durable::runner r(d, root, durability::sync, nullptr, child_ns<I>());
       const bool resuming = paused_children.test(I);
       if (resuming) {
         r.load(d.fetch_latest(thread_id{r.thread}));
@@ -807,8 +903,18 @@ class durable_app {
         return state;  // the rule has printed its diagnostic
       } else {
         bool skip_before = resuming;
-        while (step_once(context, config, skip_before)) {
+        try {
+          while (step_once(context, config, skip_before)) {
+          }
+        } catch (...) {
+          // What the run finished is still committed (exit mode: the steps before the error).
+          try {
+            settle();
+          } catch (...) {
+          }
+          throw;
         }
+        settle();
       }
       return state;
     }
@@ -820,6 +926,7 @@ class durable_app {
       skip_before = false;
       config_now = &config;
       auto ran = scheduled();
+      last_ran = ran;
       try {
         self.app_.step(state, at, context, config, *this);
       } catch (const detail::paused_step&) {
@@ -895,6 +1002,7 @@ class durable_app {
       self.store_->put_writes(thread, parent, rows);
     }
     void before_merge(const S& s) {
+      if (deferred) return;  // the deferred checkpoint appends from the last one committed
       detail::for_each_index<channels>([&]<std::size_t I>() {
         if constexpr (detail::appends_only<field_type_t<S, I>>)
           sizes_before[I] = channel_traits<field_type_t<S, I>>::value(detail::field<I>(s)).size();
@@ -902,7 +1010,21 @@ class durable_app {
     }
     void step_done(const S&, const position_type&, const detail::node_set<channels>& changed) {
       ++thread_step;
+      finish_in_flight();
       put(checkpoint_source::loop, changed, parent, false);
+    }
+
+    // Commits what the run holds back (the deferred checkpoint of exit mode, the one in
+    // flight of async mode), so `parent` is the thread's latest checkpoint.
+    void settle() {
+      finish_in_flight();
+      if (deferred) {
+        deferred = false;
+        const auto m = commits;
+        commits = durability::sync;
+        put(deferred_source, deferred_changed, deferred_from, deferred_whole);
+        commits = m;
+      }
     }
 
    private:
@@ -947,7 +1069,7 @@ class durable_app {
           if (!paused_children.test(I) || results[I]) return;
           using child_durable = durable_app<typename node_type<I>::child_app, Store, detail::mp_list<>, detail::mp_list<>>;
           child_durable d(self.app_.template node_instance<I>().child(), *self.store_);
-          typename child_durable::runner r(d, root, nullptr, child_ns<I>());
+          typename child_durable::runner r(d, root, durability::sync, nullptr, child_ns<I>());
           auto latest = self.store_->get(r.thread);
           if (!latest) return;
           r.load(*latest);
@@ -1100,6 +1222,7 @@ class durable_app {
 
     template <class Results, class Failures>
     void keep_writes(Results& results_now, const Failures& failures) {
+      settle();
       std::vector<std::string> tasks, values;
       detail::for_each_index<A::size>([&]<std::size_t I>() {
         if constexpr (requires { detail::slot_at<I>(results_now).has_value(); })
@@ -1114,9 +1237,26 @@ class durable_app {
     }
 
     std::int64_t put(checkpoint_source source, const detail::node_set<channels>& changed, std::int64_t from, bool whole) {
-      writer.encode_channels(state, changed, whole, versions, sizes_before, max_version + 1);
+      if (commits == durability::exit) {  // one checkpoint for the run, from where it started
+        if (!deferred) {
+          deferred = true;
+          deferred_source = source;
+          deferred_from = from;
+          deferred_whole = whole;
+          deferred_changed = changed;
+        } else {
+          deferred_whole = deferred_whole || whole;
+          deferred_changed |= changed;
+        }
+        return parent;
+      }
+      // Async: two writers take turns, one encoding while the other's checkpoint commits.
+      auto& w = commits == durability::async && last_writer == &this->writer ? spare : this->writer;
+      w.encode_channels(state, changed, whole, versions, sizes_before, max_version + 1, chains,
+                        self.options_.snapshot_every, ends_run());
       if (whole || changed.any()) ++max_version;
-      writer.encode_position(at, max_version, from == no_checkpoint);  // the schema list: a thread's first only
+      w.encode_position(at, max_version, from == no_checkpoint);  // the schema list: a thread's first only
+      last_writer = &w;
       checkpoint_put cp;
       cp.thread = thread;
       cp.parent = from;
@@ -1124,11 +1264,17 @@ class durable_app {
       cp.source = source;
       cp.format_version = checkpoint_format_version;
       cp.schema_hash = detail::schema_hash_text<S>();
-      cp.metadata = writer.metadata;
-      cp.channels = writer.rows;
+      cp.metadata = w.metadata;
+      cp.channels = w.rows;
       // A fork starts a branch from a checkpoint chosen on purpose; everything else continues
       // the head this run read, and the store refuses it (conflict_error) if another writer moved it.
       cp.mode = source == checkpoint_source::fork ? put_mode::fork : put_mode::continue_head;
+      if (commits == durability::async) {
+        job.put = cp;
+        self.commit_worker().submit(job);
+        in_flight = true;
+        return no_checkpoint;  // known when finish_in_flight has waited for it
+      }
       parent = self.store_->put(cp);
       has_parent = true;
       if constexpr (streams) {
@@ -1141,6 +1287,21 @@ class durable_app {
         }
       }
       return parent;
+    }
+
+    // Whether the checkpoint being put is the run's last: nothing left to run, or a static
+    // interrupt stops the run here.
+    bool ends_run() const {
+      return !at.any() || scheduled().intersects(before_set) || (last_ran.intersects(after_set) && at.any());
+    }
+
+    void finish_in_flight() {
+      if (!in_flight) return;
+      self.async_->worker->wait(job);
+      in_flight = false;
+      if (job.error) std::rethrow_exception(job.error);
+      parent = job.id;
+      has_parent = true;
     }
 
     const durable_app& self;
@@ -1161,10 +1322,26 @@ class durable_app {
     std::vector<std::shared_ptr<const void>> owned_links;
     const run_config* config_now = nullptr;
     detail::checkpoint_writer<App> writer;  // its buffers are reused by every checkpoint of the run
+    std::array<detail::append_chain, channels> chains{};
+    durability commits;  // when checkpoints are committed (run_config::durability)
+    const detail::checkpoint_writer<App>* last_writer = nullptr;  // of the last checkpoint put
+    // async: the second writer, and the checkpoint being committed while the next step runs
+    detail::checkpoint_writer<App> spare;
+    detail::put_job job;
+    bool in_flight = false;
+    typename A::set last_ran{};  // the nodes of the step being run
+    // exit: the one checkpoint the run will put, grown by each step
+    bool deferred = false, deferred_whole = false;
+    checkpoint_source deferred_source = checkpoint_source::loop;
+    std::int64_t deferred_from = no_checkpoint;
+    detail::node_set<channels> deferred_changed{};
   };
 
   App app_;
   Store* store_;
+  checkpoint_options options_;
+  std::shared_ptr<detail::head_cache<thread_head>> heads_;
+  std::shared_ptr<async_commits> async_;
 };
 
 // What sg::compile returns for a graph given a store (the seam run_options.hpp declares).

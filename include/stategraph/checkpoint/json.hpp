@@ -173,12 +173,59 @@ T decode_value(const nlohmann::json& j, std::string_view what) {
   }
 }
 
+// The elements of a JSON array text, without its brackets; nullopt if it is not `[...]`.
+inline std::optional<std::string_view> array_elements(std::string_view text) {
+  constexpr std::string_view space = " \t\r\n";
+  const auto first = text.find_first_not_of(space);
+  const auto last = text.find_last_not_of(space);
+  if (first == std::string_view::npos || text[first] != '[' || text[last] != ']' || last == first) return std::nullopt;
+  text = text.substr(first + 1, last - first - 1);
+  const auto inner = text.find_first_not_of(space);
+  if (inner == std::string_view::npos) return std::string_view{};
+  return text.substr(inner, text.find_last_not_of(space) - inner + 1);
+}
+
+// A whole array value and the pieces appended to it as one array text, so the channel is
+// parsed once however many pieces it has; false if a text is not an array.
+inline bool splice_arrays(std::string_view value, const std::vector<std::string>& pieces, std::string& out) {
+  auto head = array_elements(value);
+  if (!head) return false;
+  std::size_t size = value.size();
+  for (const auto& p : pieces) size += p.size() + 1;
+  out.clear();
+  out.reserve(size);
+  out += '[';
+  out += *head;
+  bool any = !head->empty();
+  for (const auto& p : pieces) {
+    auto more = array_elements(p);
+    if (!more) return false;
+    if (more->empty()) continue;
+    if (any) out += ',';
+    out += *more;
+    any = true;
+  }
+  out += ']';
+  return true;
+}
+
 // Decodes channel I from its stored value and append pieces into `state`.
 template <class S, std::size_t I>
 void decode_channel(S& state, std::string_view value, const std::vector<std::string>& appends) {
   using F = field_type_t<S, I>;
   using V = typename channel_traits<F>::value_type;
   constexpr std::string_view name = channel_name_at<S, I>();
+  if constexpr (appends_only<F>) {
+    // One parse of the spliced text; if it is refused, each text alone names what is wrong.
+    std::string whole;
+    if (!appends.empty() && splice_arrays(value, appends, whole)) {
+      auto j = nlohmann::json::parse(whole, nullptr, /*allow_exceptions=*/false);
+      if (!j.is_discarded()) {
+        channel_traits<F>::value(detail::field<I>(state)) = decode_value<V>(j, name);
+        return;
+      }
+    }
+  }
   V v = decode_value<V>(parse_or_throw(value, name), name);
   if constexpr (appends_only<F>) {
     for (const auto& piece : appends) {

@@ -18,6 +18,19 @@
 
 namespace stategraph::detail {
 
+// An append channel's stored value as a reader meets it: the last whole value and the
+// pieces put after it. A reader parses all of them, so the last checkpoint of a run (what
+// the next run loads) is whole again once their count would pass `snapshot_every` or their
+// bytes the whole value's. Inside a run pieces go on: whole values there would cost every
+// long run time and bytes, for loads that only a crash or time travel makes.
+struct append_chain {
+  std::size_t pieces = 0, piece_bytes = 0, whole_bytes = 0;
+  bool takes(std::size_t piece, std::size_t snapshot_every) const {
+    if (snapshot_every == 0) return true;  // never whole again: every load joins every piece
+    return pieces < snapshot_every && piece_bytes + piece <= whole_bytes;
+  }
+};
+
 template <class App>
 class checkpoint_writer {
   using S = typename App::state_type;
@@ -28,13 +41,18 @@ class checkpoint_writer {
  public:
   std::array<channel_put, channels> rows{};  // views of the buffers below
   std::string metadata;
+  // Names the run that wrote the checkpoint, so an app's cached head is told apart from a
+  // checkpoint another writer made with the same id and position.
+  std::string run_tag;
 
   // Lists every channel at its version; the ones in `changed` (all when `whole`) get
   // `version` and their value, an append channel that grew only its new elements (from
-  // `sizes_before` on).
+  // `sizes_before` on), unless the checkpoint ends a run (`last`) and the channel's chain is
+  // long enough to start again from a whole value.
   void encode_channels(const S& state, const node_set<channels>& changed, bool whole,
                        std::array<std::int64_t, channels>& versions,
-                       const std::array<std::size_t, channels>& sizes_before, std::int64_t version) {
+                       const std::array<std::size_t, channels>& sizes_before, std::int64_t version,
+                       std::array<append_chain, channels>& chains, std::size_t snapshot_every, bool last) {
     for_each_index<channels>([&]<std::size_t I>() {
       channel_put& row = rows[I];
       row.channel = channel_name_at<S, I>();
@@ -51,11 +69,16 @@ class checkpoint_writer {
       using F = field_type_t<S, I>;
       const auto& v = channel_traits<F>::value(detail::field<I>(state));
       if constexpr (appends_only<F>) {
-        if (!whole && v.size() >= sizes_before[I]) {
-          write_json_tail(text, v, sizes_before[I]);
+        append_chain& chain = chains[I];
+        if (!whole && v.size() >= sizes_before[I]) write_json_tail(text, v, sizes_before[I]);
+        if (!whole && v.size() >= sizes_before[I] && (!last || chain.takes(text.size(), snapshot_every))) {
           row.append = true;
+          ++chain.pieces;
+          chain.piece_bytes += text.size();
         } else {
+          text.clear();
           write_json(text, v);
+          chain = {0, 0, text.size()};
         }
       } else {
         write_json(text, v);
@@ -79,6 +102,11 @@ class checkpoint_writer {
     write_json_integer(out, max_version);
     out += ",\"next\":";
     write_names(out, at.active);
+    if (!run_tag.empty()) {
+      out += ",\"run\":\"";  // hex digits: nothing to escape
+      out += run_tag;
+      out += '"';
+    }
     out += ",\"run_step\":";
     write_json_integer(out, at.step);
     if (with_schema) {

@@ -50,6 +50,14 @@ class sqlite_store {
 
   const std::string& path() const noexcept { return db_.path(); }
 
+  // Changes whenever another connection (another store object or process) has committed to
+  // the file: an app that keeps a thread's state compares it to notice writes it did not see.
+  std::int64_t file_version() const {
+    std::lock_guard lock(mutex_);
+    detail::sqlite_query q(sql_.data_version);
+    return q.next() ? q.int64(0) : 0;
+  }
+
   std::int64_t put(const checkpoint_put& cp) {
     if (cp.thread.empty()) throw detail::bad_name(cp);
     std::lock_guard lock(mutex_);

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Long threads (issue 15; docs/checkpoints.md, "Long threads"): builds and runs
+#   W7h/W7c  long_resume: a thread continued by the app that ran it (hot: CPU per turn at
+#            turn 10 and at the last turn, and callgrind instructions of the same windows)
+#            and by a new app (cold: loading the head state vs one nlohmann parse of it)
+#   W5 modes durable_modes time: W5 in sync and async mode and the raw insert, interleaved
+#   W4/W5    durable_modes count under callgrind, this tree against --baseline REV
+#
+#   benchmarks/run_long_threads.sh [--baseline REV] [--hot-turns 5000] [--cold 10,1000,10000]
+#                                  [--repetitions 15]
+#
+# Raw results go to $STATEGRAPH_BUILD_DIR/bench-results/long_threads (default build/...).
+# CXX (default g++) builds the baseline's driver; JOBS (default 1) the rest.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_top=${STATEGRAPH_BUILD_DIR:-$repo/build}
+build=$build_top/bench-long-threads
+results=$build_top/bench-results/long_threads
+cxx=${CXX:-g++}
+jobs=${JOBS:-1}
+baseline="" hot_turns=5000 cold=10,1000,10000 repetitions=15
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --baseline) baseline=$2; shift 2 ;;
+    --hot-turns) hot_turns=$2; shift 2 ;;
+    --cold) cold=$2; shift 2 ;;
+    --repetitions) repetitions=$2; shift 2 ;;
+    *) echo "run_long_threads.sh: unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$results"
+
+cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_CXX_FLAGS_RELEASE=-DNDEBUG -DSTATEGRAPH_BUILD_BENCHMARKS=ON -DSTATEGRAPH_BUILD_TESTS=OFF \
+  -DSTATEGRAPH_BUILD_EXAMPLES=OFF >/dev/null
+cmake --build "$build" -j "$jobs" --target stategraph_long_resume stategraph_durable_modes
+bin=$build/benchmarks/durable
+
+instructions() {  # out-file -> total instructions of a callgrind profile
+  awk '/^(summary|totals):/ {print $2; exit}' "$1"
+}
+
+echo "== W7h/W7c: CPU time"
+"$bin/stategraph_long_resume" --hot-turns "$hot_turns" --cold "$cold" --out "$results/long_resume.jsonl"
+
+echo "== W7h: callgrind, a dump per window of turns and per window of copies"
+rm -f "$results"/hot.callgrind*
+valgrind --tool=callgrind --callgrind-out-file="$results/hot.callgrind" \
+  "$bin/stategraph_long_resume" --hot-turns "$hot_turns" --cold '' >/dev/null 2>"$results/hot.valgrind.log"
+for f in "$results"/hot.callgrind.*; do
+  echo "$(grep -m1 '^desc: Trigger' "$f" | sed 's/.*Client Request: //') $(instructions "$f")"
+done | tee "$results/hot-instructions.txt"
+
+echo "== W5: sync, async, raw insert"
+"$bin/stategraph_durable_modes" time "$repetitions" | tee "$results/w5-modes.jsonl"
+
+echo "== W4/W5: callgrind instructions per superstep"
+count() {  # binary workload n -> instructions
+  local out; out=$(mktemp)
+  valgrind --tool=callgrind --callgrind-out-file="$out" "$1" count "$2" "$3" >/dev/null 2>&1
+  instructions "$out"; rm -f "$out"
+}
+sides=("tree:$bin/stategraph_durable_modes")
+if [[ -n $baseline ]]; then
+  rev=$(git -C "$repo" rev-parse --short "$baseline")
+  src=$build/src-$rev
+  rm -rf "$src" && mkdir -p "$src" && git -C "$repo" archive "$rev" include | tar -x -C "$src"
+  # The driver of this tree against the baseline's headers (it needs nothing newer in `count`).
+  "$cxx" -std=c++20 -O2 -g -gdwarf-4 -DNDEBUG -I"$src/include" "$repo/benchmarks/durable/modes.cpp" \
+    -o "$build/modes-$rev" -lsqlite3 -lpthread
+  sides+=("$rev:$build/modes-$rev")
+fi
+declare -A n=([W4]=4 [W5]=3) unit=([W4]=1000 [W5]=200)
+{
+  for side in "${sides[@]}"; do
+    for w in W4 W5; do
+      one=$(count "${side#*:}" "$w" "${n[$w]}")
+      two=$(count "${side#*:}" "$w" $((2 * n[$w])))
+      echo "{\"kind\": \"instructions\", \"library\": \"${side%%:*}\", \"workload\": \"$w\", \"per_superstep\": $(awk -v a="$one" -v b="$two" -v k="${n[$w]}" -v u="${unit[$w]}" 'BEGIN {printf "%.1f", (b - a) / (k * u)}')}"
+    done
+  done
+} | tee "$results/w4-w5-instructions.jsonl"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg); nproc $(nproc); $("$cxx" --version | head -n1)" | tee "$results/machine.txt"
+echo "== raw results in $results"

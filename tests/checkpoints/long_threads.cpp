@@ -1,0 +1,335 @@
+// Long threads (docs/checkpoints.md, "Long threads"): append channels stored whole again
+// every K pieces or once the pieces outweigh the value, the app's cache of the threads it
+// just ran (checked against the store's head, so another writer is never missed), and the
+// durability modes sync, async and exit.
+#include "fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace long_threads {
+
+using namespace durable_test;
+
+// ---- a thread of numbers: one turn appends one -----------------------------------------------
+
+struct Log {
+  sg::append<std::int64_t> values;
+  sg::counter<int> turns;
+};
+struct add {
+  using reads = sg::reads<&Log::values>;
+  using writes = sg::writes<&Log::values, &Log::turns>;
+  auto operator()(sg::view<Log, reads> in) const {
+    return sg::write<&Log::values>(static_cast<std::int64_t>(in.get<&Log::values>().size()) * 10) |
+           sg::write<&Log::turns>(1);
+  }
+};
+using log_graph = sg::graph<Log, sg::edge<sg::start, add>, sg::edge<add, sg::end>>;
+
+std::vector<std::int64_t> expected_values(int turns) {
+  std::vector<std::int64_t> out;  // each turn: the input's 1, then add's size * 10
+  for (int t = 0; t < turns; ++t) {
+    out.push_back(1);
+    out.push_back(static_cast<std::int64_t>(out.size()) * 10);
+  }
+  return out;
+}
+Log one() { return Log{.values = {1}, .turns = {}}; }
+
+// The pieces a reader of each checkpoint's `values` parses after its whole value.
+template <class Store>
+std::vector<std::size_t> chain_lengths(const Store& store, const std::string& thread) {
+  std::vector<std::size_t> out;
+  for (const auto& info : store.list(thread)) {
+    auto c = store.get(thread, info.id);
+    for (const auto& ch : c->channels)
+      if (ch.channel == "values") out.push_back(ch.appends.size());
+  }
+  return out;
+}
+
+// Counts the reads of whole checkpoints, to tell a cached continue from a load.
+template <class Inner>
+class counting_store : public tampering_store<Inner> {
+ public:
+  using tampering_store<Inner>::tampering_store;
+  std::optional<sg::stored_checkpoint> get(std::string_view thread) const {
+    ++loads;
+    return tampering_store<Inner>::get(thread);
+  }
+  std::optional<sg::stored_checkpoint> get(std::string_view thread, std::int64_t id) const {
+    ++loads;
+    return tampering_store<Inner>::get(thread, id);
+  }
+  mutable int loads = 0;
+};
+
+TEST_CASE_TEMPLATE("an append channel is stored whole again every K pieces; every checkpoint still loads", F,
+                   DURABLE_FIXTURES) {
+  F fx;
+  auto app = sg::compile<log_graph>(sg::with_store(fx.store, {.snapshot_every = 3, .cached_threads = 8}));
+  const sg::thread_id t{"t"};
+  for (int turn = 1; turn <= 12; ++turn) app.invoke(one(), t);
+  const auto lengths = chain_lengths(fx.store, t.value);  // newest first
+  REQUIRE(lengths.size() == 24);  // an input and a step per turn
+  // A run's last checkpoint (the step's, at even ids) has at most K pieces; the input's,
+  // inside the run, one more.
+  for (std::size_t k = 0; k < lengths.size(); k += 2) CHECK(lengths[k] <= 3);
+  CHECK(*std::max_element(lengths.begin(), lengths.end()) >= 3);
+  CHECK(*std::max_element(lengths.begin(), lengths.end()) <= 4);
+  CHECK(std::count(lengths.begin(), lengths.end(), std::size_t{0}) >= 3);
+  // A new app object (no cache) reads the head and every older checkpoint right.
+  auto cold = sg::compile<log_graph>(sg::with_store(fx.store));
+  CHECK(cold.get_state(t)->values.values.value() == expected_values(12));
+  const auto history = cold.history(t);
+  REQUIRE(history.size() == 24);
+  for (std::size_t k = 0; k < history.size(); ++k) {
+    CAPTURE(k);
+    const auto& s = history[k];
+    const std::size_t values = 24 - k;  // checkpoint id n holds n values
+    CHECK(s.values.values.value().size() == values);
+    CHECK(std::equal(s.values.values.begin(), s.values.values.end(), expected_values(12).begin()));
+  }
+}
+
+TEST_CASE_TEMPLATE("pieces that outweigh the whole value make the next value whole", F, DURABLE_FIXTURES) {
+  F fx;
+  auto app = sg::compile<log_graph>(sg::with_store(fx.store, {.snapshot_every = 1000, .cached_threads = 8}));
+  const sg::thread_id t{"t"};
+  app.invoke(one(), t);  // [] whole, then [1] (3 bytes > 2): whole, then [1,10]: 4 bytes > 3, whole
+  auto c = fx.store.get(t.value);
+  for (const auto& ch : c->channels)
+    if (ch.channel == "values") CHECK(ch.appends.empty());
+  for (int turn = 2; turn <= 40; ++turn) app.invoke(one(), t);
+  const auto lengths = chain_lengths(fx.store, t.value);
+  // The pieces never outweigh the whole value they extend, so no chain is as long as K.
+  CHECK(*std::max_element(lengths.begin(), lengths.end()) < 40);
+  CHECK(*std::max_element(lengths.begin(), lengths.end()) >= 2);
+  for (const auto& info : fx.store.list(t.value)) {
+    if (info.source != sg::checkpoint_source::loop) continue;  // runs end with a step
+    auto cp = fx.store.get(t.value, info.id);
+    for (const auto& ch : cp->channels) {
+      if (ch.channel != "values") continue;
+      std::size_t pieces = 0;
+      for (const auto& p : ch.appends) pieces += p.size();
+      CHECK(pieces <= ch.value.size());
+    }
+  }
+  CHECK(sg::compile<log_graph>(sg::with_store(fx.store)).get_state(t)->values.values.value() == expected_values(40));
+}
+
+TEST_CASE_TEMPLATE("a thread written with long chains (as before snapshots) loads and continues", F,
+                   DURABLE_FIXTURES) {
+  F fx;
+  const sg::thread_id t{"t"};
+  std::vector<std::int64_t> expected(200, 0);  // a large whole value: small pieces never outweigh it
+  auto turn = [&] {
+    expected.push_back(1);
+    expected.push_back(static_cast<std::int64_t>(expected.size()) * 10);
+  };
+  {
+    // Pieces without end, as builds before snapshots wrote them.
+    auto old = sg::compile<log_graph>(sg::with_store(fx.store, {.snapshot_every = 1'000'000, .cached_threads = 0}));
+    old.invoke(Log{.values = {expected}, .turns = {}}, t);
+    expected.push_back(static_cast<std::int64_t>(expected.size()) * 10);
+    for (int k = 0; k < 30; ++k) {
+      old.invoke(one(), t);
+      turn();
+    }
+  }
+  REQUIRE(chain_lengths(fx.store, t.value).front() == 61);
+  auto app = sg::compile<log_graph>(sg::with_store(fx.store, {.snapshot_every = 4, .cached_threads = 8}));
+  CHECK(app.get_state(t)->values.values.value() == expected);
+  app.invoke(one(), t);
+  turn();
+  const auto lengths = chain_lengths(fx.store, t.value);
+  CHECK(lengths[1] == 62);  // the input, inside the run, extends the chain
+  CHECK(lengths[0] == 0);   // the run's last checkpoint starts again from a whole value
+  CHECK(app.get_state(t)->values.values.value() == expected);
+}
+
+TEST_CASE("append pieces are parsed as one array") {
+  std::string out;
+  REQUIRE(sg::detail::splice_arrays("[1,2]", {" [ ] ", "[3]", "[4, 5]"}, out));
+  CHECK(out == "[1,2,3,4, 5]");
+  REQUIRE(sg::detail::splice_arrays("[]", {"[]", "[\"a\"]"}, out));
+  CHECK(out == "[\"a\"]");
+  CHECK_FALSE(sg::detail::splice_arrays("[1]", {"3"}, out));
+  CHECK_FALSE(sg::detail::splice_arrays("{}", {"[3]"}, out));
+  CHECK_FALSE(sg::detail::splice_arrays("[1]", {"["}, out));
+}
+
+// ---- the head cache ---------------------------------------------------------------------------
+
+TEST_CASE_TEMPLATE("an app continues a thread it just ran without loading it", F, DURABLE_FIXTURES) {
+  F fx;
+  counting_store<typename F::store_type> store(fx.store);
+  auto app = sg::compile<log_graph>(sg::with_store(store));
+  const sg::thread_id t{"t"};
+  app.invoke(one(), t);
+  CHECK(store.loads == 1);  // the new thread's look-up
+  for (int turn = 2; turn <= 5; ++turn) CHECK(app.invoke(one(), t).values.value() == expected_values(turn));
+  CHECK(store.loads == 1);
+  CHECK(app.cached_threads() == 1);
+  // history and time travel still see every checkpoint.
+  CHECK(app.history(t).size() == 10);
+  CHECK(app.get_state(t, sg::checkpoint_id{4}).values.values.value() == std::vector<std::int64_t>{1, 10, 1, 30});
+  // A fork makes a new head: the cache is not used for it, and the next invoke loads it.
+  app.invoke(one(), t, sg::checkpoint_id{4});
+  const int before = store.loads;
+  CHECK(app.invoke(one(), t).values.value() == std::vector<std::int64_t>{1, 10, 1, 30, 1, 50, 1, 70});
+  CHECK(store.loads == before + 1);
+}
+
+TEST_CASE_TEMPLATE("another app's write to a cached thread is never missed", F, DURABLE_FIXTURES) {
+  F fx;
+  auto a = sg::compile<log_graph>(sg::with_store(fx.store));
+  auto b = sg::compile<log_graph>(sg::with_store(fx.store));
+  const sg::thread_id t{"t"};
+  a.invoke(one(), t);
+  a.invoke(one(), t);
+  b.invoke(one(), t);  // b loads a's head and continues
+  CHECK(a.invoke(one(), t).values.value() == expected_values(4));
+  SUBCASE("the thread deleted and written again with the same ids and positions") {
+    b.delete_thread(t);
+    b.invoke(Log{.values = {7}, .turns = {}}, t);
+    for (int turn = 2; turn <= 4; ++turn) b.invoke(one(), t);
+    REQUIRE(fx.store.get(t.value)->id == 8);  // a's cached head had this id too
+    const auto out = a.invoke(one(), t);
+    CHECK(out.values.value().front() == 7);
+    CHECK(out.values.value().size() == 10);
+    CHECK(out.turns == 5);
+  }
+}
+
+TEST_CASE("another store object on the same SQLite file is never missed") {
+  temp_db file;
+  sg::sqlite_store one_store(file.path()), other_store(file.path());
+  auto a = sg::compile<log_graph>(sg::with_store(one_store));
+  auto b = sg::compile<log_graph>(sg::with_store(other_store));
+  const sg::thread_id t{"t"};
+  a.invoke(one(), t);
+  b.invoke(one(), t);
+  CHECK(a.invoke(one(), t).values.value() == expected_values(3));
+  b.invoke(one(), t);
+  CHECK(a.invoke(one(), t).values.value() == expected_values(5));
+  CHECK(sg::compile<log_graph>(sg::with_store(one_store)).history(t).size() == 10);
+}
+
+TEST_CASE("the head cache holds at most cached_threads threads, the least recently run leaving first") {
+  sg::memory_store memory;
+  counting_store<sg::memory_store> store(memory);
+  auto app = sg::compile<log_graph>(sg::with_store(store, {.snapshot_every = 64, .cached_threads = 2}));
+  for (const char* name : {"a", "b", "c"}) app.invoke(one(), sg::thread_id{name});
+  CHECK(app.cached_threads() == 2);
+  int before = store.loads;
+  app.invoke(one(), sg::thread_id{"c"});
+  app.invoke(one(), sg::thread_id{"b"});
+  CHECK(store.loads == before);
+  app.invoke(one(), sg::thread_id{"a"});  // left first
+  CHECK(store.loads == before + 1);
+  auto none = sg::compile<log_graph>(sg::with_store(store, {.snapshot_every = 64, .cached_threads = 0}));
+  none.invoke(one(), sg::thread_id{"a"});
+  CHECK(none.cached_threads() == 0);
+  before = store.loads;
+  none.invoke(one(), sg::thread_id{"a"});
+  CHECK(store.loads == before + 1);
+  CHECK(none.get_state(sg::thread_id{"a"})->values.values.value() == expected_values(4));
+}
+
+// ---- durability modes ---------------------------------------------------------------------------
+
+// The run of chat_graph as each checkpoint holds it: id, parent, step, source and messages.
+template <class Store>
+std::vector<std::string> checkpoints_of(Store& store, const std::string& thread) {
+  auto app = sg::compile<chat_graph>(sg::with_store(store));
+  std::vector<std::string> out;
+  for (const auto& s : app.history(sg::thread_id{thread})) {
+    std::string line = std::to_string(s.checkpoint_id) + "<" + std::to_string(s.parent_id) + " step " +
+                       std::to_string(s.step) + " " + std::string(sg::to_string(s.source)) + ":";
+    for (const auto& m : contents(s.values.messages)) line += " " + m;
+    out.push_back(line);
+  }
+  return out;
+}
+
+TEST_CASE_TEMPLATE("async commits the same checkpoints as sync; exit commits one per run", F, DURABLE_FIXTURES) {
+  F sync_fx, async_fx, exit_fx;
+  auto sync_app = sg::compile<chat_graph>(sg::with_store(sync_fx.store));
+  auto async_app = sg::compile<chat_graph>(sg::with_store(async_fx.store));
+  auto exit_app = sg::compile<chat_graph>(sg::with_store(exit_fx.store));
+  const sg::thread_id t{"t"};
+  for (int turn = 1; turn <= 3; ++turn) {
+    const Chat input{.messages = {Msg{"user", "q" + std::to_string(turn)}}, .calls = {}};
+    const auto expected = sync_app.invoke(input, t);
+    CHECK(async_app.invoke(input, t, sg::run_config{.durability = sg::durability::async}).messages.value() ==
+          expected.messages.value());
+    CHECK(exit_app.invoke(input, t, sg::run_config{.durability = sg::durability::exit}).messages.value() ==
+          expected.messages.value());
+  }
+  const auto sync_cps = checkpoints_of(sync_fx.store, t.value);
+  CHECK(checkpoints_of(async_fx.store, t.value) == sync_cps);
+  const auto exit_cps = checkpoints_of(exit_fx.store, t.value);
+  REQUIRE(exit_cps.size() == 3);
+  CHECK(exit_cps.front().substr(0, exit_cps.front().find(':')) == "3<2 step " + std::to_string(sync_fx.store.get(t.value)->step) + " input");
+  CHECK(exit_cps.front().substr(exit_cps.front().find(':')) == sync_cps.front().substr(sync_cps.front().find(':')));
+  // A new app reads what each mode left.
+  CHECK(sg::compile<chat_graph>(sg::with_store(exit_fx.store)).get_state(t)->values.messages.value() ==
+        sync_app.get_state(t)->values.messages.value());
+}
+
+struct Steps {
+  sg::append<std::string> log;
+};
+std::atomic<int> fail_at{-1};  // the log size at which flaky throws (-1: never)
+struct flaky {
+  using reads = sg::reads<&Steps::log>;
+  using writes = sg::writes<&Steps::log>;
+  auto operator()(sg::view<Steps, reads> in) const {
+    const int n = static_cast<int>(in.get<&Steps::log>().size());
+    if (n == fail_at.load()) throw std::runtime_error("flaky failed");
+    if (n == 3) (void)sg::interrupt(std::string("halfway"));
+    return sg::write<&Steps::log>("s" + std::to_string(n));
+  }
+};
+struct loop_on {
+  using reads = sg::reads<&Steps::log>;
+  sg::go<flaky, sg::end> operator()(sg::view<Steps, reads> in) const {
+    if (in.get<&Steps::log>().size() < 6) return sg::to<flaky>;
+    return sg::to<sg::end>;
+  }
+};
+using steps_graph = sg::graph<Steps, sg::edge<sg::start, flaky>, sg::branch<flaky, loop_on>>;
+
+TEST_CASE_TEMPLATE("exit and async commit what a run did before it paused or failed", F, DURABLE_FIXTURES) {
+  for (auto mode : {sg::durability::sync, sg::durability::async, sg::durability::exit}) {
+    CAPTURE(static_cast<int>(mode));
+    F fx;
+    auto app = sg::compile<steps_graph>(sg::with_store(fx.store));
+    const sg::run_config config{.durability = mode};
+    const sg::thread_id t{"t"};
+    fail_at = -1;
+    app.invoke(Steps{}, t, config);  // pauses at the interrupt, the log holding s0 s1 s2
+    auto paused = app.get_state(t);
+    REQUIRE(paused.has_value());
+    CHECK(paused->values.log.value() == std::vector<std::string>{"s0", "s1", "s2"});
+    REQUIRE(paused->interrupts.size() == 1);
+    CHECK(fx.store.list(t.value).size() == (mode == sg::durability::exit ? 1u : 4u));
+    fail_at = 4;
+    CHECK_THROWS_WITH(app.resume(t, std::string("go"), config), doctest::Contains("flaky failed"));
+    auto failed = app.get_state(t);
+    CHECK(failed->values.log.value() == std::vector<std::string>{"s0", "s1", "s2", "s3"});
+    CHECK(failed->next == std::vector<std::string>{"flaky"});
+    fail_at = -1;
+    CHECK(app.resume(t, config).log.value() == std::vector<std::string>{"s0", "s1", "s2", "s3", "s4", "s5"});
+    CHECK(fx.store.list(t.value).size() == (mode == sg::durability::exit ? 3u : 7u));
+  }
+}
+
+}  // namespace long_threads
