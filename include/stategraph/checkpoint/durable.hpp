@@ -926,14 +926,15 @@ class durable_app {
       skip_before = false;
       config_now = &config;
       auto ran = scheduled();
-      last_ran = ran;
       try {
         self.app_.step(state, at, context, config, *this);
       } catch (const detail::paused_step&) {
         return false;
       }
-      results = {};
-      resumes = {};
+      // Emptied in place: a step without kept writes or answers pays a test per node, not a
+      // reassignment of every slot.
+      for (auto& r : results) r.reset();
+      for (auto& r : resumes) r.clear();
       interrupts.clear();
       paused_children = {};
       return !(ran.intersects(after_set) && at.any());
@@ -969,7 +970,7 @@ class durable_app {
       return resumes[node].empty() ? nullptr : &resumes[node];
     }
     bool waits(std::size_t node) const {
-      return std::any_of(interrupts.begin(), interrupts.end(),
+      return !interrupts.empty() && std::any_of(interrupts.begin(), interrupts.end(),
                          [&](const interrupt_info& in) { return App::node_names[node] == in.node; });
     }
     const void* child_run(std::size_t node) const { return child_links[node]; }
@@ -1253,7 +1254,7 @@ class durable_app {
       // Async: two writers take turns, one encoding while the other's checkpoint commits.
       auto& w = commits == durability::async && last_writer == &this->writer ? spare : this->writer;
       w.encode_channels(state, changed, whole, versions, sizes_before, max_version + 1, chains,
-                        self.options_.snapshot_every, ends_run());
+                        self.options_.snapshot_every, weighed);
       if (whole || changed.any()) ++max_version;
       w.encode_position(at, max_version, from == no_checkpoint);  // the schema list: a thread's first only
       last_writer = &w;
@@ -1287,12 +1288,6 @@ class durable_app {
         }
       }
       return parent;
-    }
-
-    // Whether the checkpoint being put is the run's last: nothing left to run, or a static
-    // interrupt stops the run here.
-    bool ends_run() const {
-      return !at.any() || scheduled().intersects(before_set) || (last_ran.intersects(after_set) && at.any());
     }
 
     void finish_in_flight() {
@@ -1329,7 +1324,7 @@ class durable_app {
     detail::checkpoint_writer<App> spare;
     detail::put_job job;
     bool in_flight = false;
-    typename A::set last_ran{};  // the nodes of the step being run
+    detail::node_set<channels> weighed{};  // append channels this run has written (writer.hpp)
     // exit: the one checkpoint the run will put, grown by each step
     bool deferred = false, deferred_whole = false;
     checkpoint_source deferred_source = checkpoint_source::loop;
