@@ -109,7 +109,8 @@ using namespace reducer_traits_cases;
 
 TEST_CASE("a user's reducer that declares appends is checkpointed as tail pieces") {
   sg::memory_store store;
-  auto app = sg::compile<notes>(sg::with_store(store));
+  // Never whole again (snapshot_every = 0), so the run's last checkpoint keeps its pieces.
+  auto app = sg::compile<notes>(sg::with_store(store, sg::checkpoint_options{.snapshot_every = 0}));
   const sg::thread_id t{"t"};
   app.invoke(State{.lines = {"input"}}, t);
   app.invoke(State{}, t);

@@ -157,7 +157,7 @@ constexpr bool update_fits() {
 template <class V>
 concept resume_answer = !std::is_same_v<std::remove_cvref_t<V>, run_config> &&
                         !std::is_same_v<std::remove_cvref_t<V>, checkpoint_id> &&
-                        std::is_constructible_v<nlohmann::json, const V&>;
+                        (detail::codable<std::remove_cvref_t<V>>() || std::is_constructible_v<nlohmann::json, const V&>);
 template <class Ctx>
 concept user_context = !std::is_same_v<std::remove_const_t<Ctx>, run_config> &&
                        !std::is_same_v<std::remove_const_t<Ctx>, checkpoint_id> &&
@@ -926,6 +926,7 @@ class durable_app {
       skip_before = false;
       config_now = &config;
       auto ran = scheduled();
+      last_ran = ran;
       try {
         self.app_.step(state, at, context, config, *this);
       } catch (const detail::paused_step&) {
@@ -1254,7 +1255,7 @@ class durable_app {
       // Async: two writers take turns, one encoding while the other's checkpoint commits.
       auto& w = commits == durability::async && last_writer == &this->writer ? spare : this->writer;
       w.encode_channels(state, changed, whole, versions, sizes_before, max_version + 1, chains,
-                        self.options_.snapshot_every, weighed);
+                        self.options_.snapshot_every, ends_run());
       if (whole || changed.any()) ++max_version;
       w.encode_position(at, max_version, from == no_checkpoint);  // the schema list: a thread's first only
       last_writer = &w;
@@ -1288,6 +1289,12 @@ class durable_app {
         }
       }
       return parent;
+    }
+
+    // Whether the checkpoint being put is the run's last: nothing left to run, or a static
+    // interrupt stops the run here.
+    bool ends_run() const {
+      return !at.any() || scheduled().intersects(before_set) || (last_ran.intersects(after_set) && at.any());
     }
 
     void finish_in_flight() {
@@ -1324,7 +1331,7 @@ class durable_app {
     detail::checkpoint_writer<App> spare;
     detail::put_job job;
     bool in_flight = false;
-    detail::node_set<channels> weighed{};  // append channels this run has written (writer.hpp)
+    typename A::set last_ran{};  // the nodes of the step being run
     // exit: the one checkpoint the run will put, grown by each step
     bool deferred = false, deferred_whole = false;
     checkpoint_source deferred_source = checkpoint_source::loop;

@@ -219,7 +219,7 @@ void decode_channel(S& state, std::string_view value, const std::vector<std::str
     // One parse of the spliced text; if it is refused, each text alone names what is wrong.
     std::string whole;
     if (!appends.empty() && splice_arrays(value, appends, whole)) {
-      auto j = nlohmann::json::parse(whole, nullptr, /*allow_exceptions=*/false);
+      auto j = parse_stored(whole);  // too deep or not JSON: the texts alone say which
       if (!j.is_discarded()) {
         channel_traits<F>::value(detail::field<I>(state)) = decode_value<V>(j, name);
         return;

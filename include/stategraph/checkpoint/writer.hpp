@@ -19,11 +19,10 @@
 namespace stategraph::detail {
 
 // An append channel's stored value as a reader meets it: the last whole value and the
-// pieces put after it. A reader parses all of them, so a run's first write of the channel is
-// whole again once their count would pass `snapshot_every` or their bytes the whole value's.
-// After that, pieces go on to the end of the run: a load reads at most one run's pieces past
-// the limit, and a run on a new thread (or a long one) writes no whole value at its end that
-// only the next run would read; that run writes it.
+// pieces put after it. A reader parses all of them, so the last checkpoint of a run (what
+// the next run loads) is whole again once their count would pass `snapshot_every` or their
+// bytes the whole value's. Inside a run pieces go on: whole values there would cost every
+// long run time and bytes, for loads that only a crash or time travel makes.
 struct append_chain {
   std::size_t pieces = 0, piece_bytes = 0, whole_bytes = 0;
   bool takes(std::size_t piece, std::size_t snapshot_every) const {
@@ -48,13 +47,12 @@ class checkpoint_writer {
 
   // Lists every channel at its version; the ones in `changed` (all when `whole`) get
   // `version` and their value, an append channel that grew only its new elements (from
-  // `sizes_before` on), unless this is the run's first write of the channel (not yet in
-  // `weighed`) and its chain is long enough to start again from a whole value.
+  // `sizes_before` on), unless the checkpoint ends a run (`last`) and the channel's chain is
+  // long enough to start again from a whole value.
   void encode_channels(const S& state, const node_set<channels>& changed, bool whole,
                        std::array<std::int64_t, channels>& versions,
                        const std::array<std::size_t, channels>& sizes_before, std::int64_t version,
-                       std::array<append_chain, channels>& chains, std::size_t snapshot_every,
-                       node_set<channels>& weighed) {
+                       std::array<append_chain, channels>& chains, std::size_t snapshot_every, bool last) {
     for_each_index<channels>([&]<std::size_t I>() {
       channel_put& row = rows[I];
       row.channel = channel_name_at<S, I>();
@@ -73,9 +71,7 @@ class checkpoint_writer {
       if constexpr (appends_only<F>) {
         append_chain& chain = chains[I];
         if (!whole && v.size() >= sizes_before[I]) write_json_tail(text, v, sizes_before[I]);
-        const bool weigh = !weighed.test(I);
-        weighed.set(I);
-        if (!whole && v.size() >= sizes_before[I] && (!weigh || chain.takes(text.size(), snapshot_every))) {
+        if (!whole && v.size() >= sizes_before[I] && (!last || chain.takes(text.size(), snapshot_every))) {
           row.append = true;
           ++chain.pieces;
           chain.piece_bytes += text.size();
