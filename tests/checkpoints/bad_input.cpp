@@ -143,7 +143,7 @@ TEST_CASE("numbers no integer type holds are refused with checkpoint_error") {
     CAPTURE(c.name);
     temp_db file("huge");
     sg::sqlite_store store(file.path());
-    auto app = sg::compile<chat_graph>(sg::with_store(store));
+    auto app = sg::compile<chat_graph>(sg::with_store(store, {.snapshot_every = 0}));  // every piece read
     const sg::thread_id t{"t"};
     app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
     const auto clean = fingerprint(store);
@@ -304,7 +304,7 @@ TEST_CASE("a pending write that does not decode, resumed on the thread pool, is 
 TEST_CASE_TEMPLATE("corrupted checkpoints from any store are refused; nothing is written", F, DURABLE_FIXTURES) {
   F fx;
   tampering_store<typename F::store_type> store(fx.store);
-  auto app = sg::compile<chat_graph>(sg::with_store(store));
+  auto app = sg::compile<chat_graph>(sg::with_store(store, {.snapshot_every = 0}));  // every piece read
   const sg::thread_id t{"t"};
   app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
 
@@ -342,7 +342,7 @@ TEST_CASE_TEMPLATE("checkpoints of format 1 (the schema list in every one) still
                    DURABLE_FIXTURES) {
   F fx;
   tampering_store<typename F::store_type> store(fx.store);
-  auto app = sg::compile<chat_graph>(sg::with_store(store));
+  auto app = sg::compile<chat_graph>(sg::with_store(store, {.snapshot_every = 0}));  // every piece read
   const sg::thread_id t{"t"};
   app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
   const auto latest = fx.store.get(t.value);
@@ -532,7 +532,7 @@ TEST_CASE("a resume answer nested 100,000 deep is refused before the node reads 
 TEST_CASE("a channel value nested 1,000,000 deep is refused, naming the thread, checkpoint and channel") {
   temp_db file("deep-value");
   sg::sqlite_store store(file.path());
-  auto app = sg::compile<chat_graph>(sg::with_store(store));
+  auto app = sg::compile<chat_graph>(sg::with_store(store, {.snapshot_every = 0}));  // every piece read
   const sg::thread_id t{"t"};
   app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
   sql(file.path(), "UPDATE checkpoints SET vals = sg_set_value(vals, 'messages', '" + nested(1'000'000) +
@@ -544,7 +544,7 @@ TEST_CASE("a channel value nested 1,000,000 deep is refused, naming the thread, 
 
 TEST_CASE("the depth limit is sg::max_json_depth: a value at the limit loads, one level deeper does not") {
   sg::memory_store store;
-  auto app = sg::compile<chat_graph>(sg::with_store(store));
+  auto app = sg::compile<chat_graph>(sg::with_store(store, {.snapshot_every = 0}));  // every piece read
   const sg::thread_id t{"t"};
   app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);  // messages: [{...}], two levels
   {
@@ -579,7 +579,7 @@ TEST_CASE("stored numbers are range-checked before any arithmetic on them") {
     CAPTURE(c.name);
     temp_db file("edge-numbers");
     sg::sqlite_store store(file.path());
-    auto app = sg::compile<chat_graph>(sg::with_store(store));
+    auto app = sg::compile<chat_graph>(sg::with_store(store, {.snapshot_every = 0}));  // every piece read
     const sg::thread_id t{"t"};
     app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
     const auto clean = fingerprint(store);
@@ -592,7 +592,7 @@ TEST_CASE("stored numbers are range-checked before any arithmetic on them") {
 TEST_CASE("a format version no int holds is a corrupted row, not a truncated number") {
   temp_db file("format-2^32");
   sg::sqlite_store store(file.path());
-  auto app = sg::compile<chat_graph>(sg::with_store(store));
+  auto app = sg::compile<chat_graph>(sg::with_store(store, {.snapshot_every = 0}));  // every piece read
   const sg::thread_id t{"t"};
   app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
   sql(file.path(), "UPDATE checkpoints SET format_version = 4294967298 WHERE id = 6");  // 2^32 + 2 wrapped to 2
@@ -607,7 +607,7 @@ TEST_CASE_TEMPLATE("a channel row that cannot be: negative version, listed twice
                    DURABLE_FIXTURES) {
   F fx;
   tampering_store<typename F::store_type> store(fx.store);
-  auto app = sg::compile<chat_graph>(sg::with_store(store));
+  auto app = sg::compile<chat_graph>(sg::with_store(store, {.snapshot_every = 0}));  // every piece read
   const sg::thread_id t{"t"};
   app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
 
