@@ -256,6 +256,32 @@ TEST_CASE_TEMPLATE("a long run's last checkpoint stores the value whole, as one 
   CHECK(cold.history(t).size() == 82);  // each run: its input and 40 steps
 }
 
+TEST_CASE_TEMPLATE("async and exit runs store the same whole value at a run's end as sync runs", F, DURABLE_FIXTURES) {
+  std::vector<std::string> heads;
+  for (auto mode : {sg::durability::sync, sg::durability::async, sg::durability::exit}) {
+    CAPTURE(static_cast<int>(mode));
+    F fx;
+    const sg::thread_id t{"t"};
+    auto app = sg::compile<lines_graph>(sg::with_store(fx.store));
+    const sg::run_config config{.durability = mode};
+    app.invoke(Lines{.lines = {"one"}, .said = {}}, t, config);
+    const auto out = app.invoke(Lines{.lines = {"two"}, .said = {}}, t, config);
+    REQUIRE(out.lines.value().size() == 82);
+    const auto head = fx.store.get(t.value);  // named: a range-for over a temporary's member dangles
+    REQUIRE(head.has_value());
+    for (const auto& ch : head->channels)
+      if (ch.channel == "lines") {
+        CHECK(ch.appends.empty());
+        CHECK(ch.value == nlohmann::json(out.lines.value()).dump());
+        heads.push_back(ch.value);
+      }
+    CHECK(sg::compile<lines_graph>(sg::with_store(fx.store)).get_state(t)->values.lines.value() == out.lines.value());
+  }
+  REQUIRE(heads.size() == 3);
+  CHECK(heads[1] == heads[0]);
+  CHECK(heads[2] == heads[0]);
+}
+
 TEST_CASE("append pieces are parsed as one array") {
   std::string out;
   REQUIRE(sg::detail::splice_arrays("[1,2]", {" [ ] ", "[3]", "[4, 5]"}, out));
