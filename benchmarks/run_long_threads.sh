@@ -49,7 +49,8 @@ rm -f "$results"/hot.callgrind*
 valgrind --tool=callgrind --callgrind-out-file="$results/hot.callgrind" \
   "$bin/stategraph_long_resume" --hot-turns "$hot_turns" --cold '' >/dev/null 2>"$results/hot.valgrind.log"
 for f in "$results"/hot.callgrind.*; do
-  echo "$(grep -m1 '^desc: Trigger' "$f" | sed 's/.*Client Request: //') $(instructions "$f")"
+  # -a: a profile holds binary bytes past its header, and grep would print no line for it.
+  echo "$(grep -a -m1 '^desc: Trigger' "$f" | sed 's/.*Client Request: //') $(instructions "$f")"
 done | tee "$results/hot-instructions.txt"
 
 echo "== W5: sync, async, raw insert"
@@ -82,4 +83,31 @@ declare -A n=([W4]=4 [W5]=3) unit=([W4]=1000 [W5]=200)
   done
 } | tee "$results/w4-w5-instructions.jsonl"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg); nproc $(nproc); $("$cxx" --version | head -n1)" | tee "$results/machine.txt"
+echo "== summary: the issue's goals"
+python3 - "$results" <<'EOF' | tee "$results/summary.txt"
+import json, pathlib, sys
+d = pathlib.Path(sys.argv[1])
+rows = [json.loads(l) for l in (d / "long_resume.jsonl").read_text().splitlines() if l.strip()]
+for store in ("memory", "sqlite"):
+    hot = sorted((r for r in rows if r["kind"] == "hot" and r["store"] == store), key=lambda r: r["turn"])
+    if len(hot) >= 2:
+        a, b = hot[0], hot[-1]
+        print(f"hot {store}: library CPU per turn {a['library_us']:.1f} us (window ending at turn {a['turn']}), "
+              f"{b['library_us']:.1f} us (turn {b['turn']}): {b['library_us'] / a['library_us']:.2f}x (goal <= 1.2x); "
+              f"value bytes per turn {a['value_bytes_per_turn']:.0f} and {b['value_bytes_per_turn']:.0f}")
+counts = {}
+if (d / "hot-instructions.txt").exists():
+    for line in (d / "hot-instructions.txt").read_text().splitlines():
+        part = line.split()
+        if len(part) == 3:
+            counts[(part[0], part[1])] = int(part[2])
+for (kind, label), n in sorted(counts.items()):
+    if kind == "turns" and ("copies", label) in counts:
+        per = (n - counts[("copies", label)]) / 11  # long_resume.cpp's window: 11 turns
+        print(f"hot {label}: callgrind, a turn minus one copy of its state: {per:,.0f} instructions")
+for r in rows:
+    if r["kind"] == "cold":
+        print(f"cold {r['store']}, {r['turns']} turns ({r['state_bytes']} bytes): load {r['load_us']:.1f} us / "
+              f"parse {r['parse_us']:.1f} us = {r['ratio']:.2f} (goal <= 1.3)")
+EOF
 echo "== raw results in $results"

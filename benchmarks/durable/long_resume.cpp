@@ -90,8 +90,11 @@ std::vector<window> hot(Store& store, const char* name, int turns, int width) {
     if (!wanted(turn)) continue;
     times.push_back(c1 - c0);
     if (turn == 10 + width / 2 || turn == turns) {
+      // Named strings: the macro stores the pointer in one statement and uses it in another,
+      // so a temporary's text would be gone by then.
       const std::string label = std::string(name) + "-" + std::to_string(turn);
-      CALLGRIND_DUMP_STATS_AT(("turns " + label).c_str());
+      const std::string turns_label = "turns " + label, copies_label = "copies " + label;
+      CALLGRIND_DUMP_STATS_AT(turns_label.c_str());
       window w;
       w.last_turn = turn;
       w.turn_us = median(times);
@@ -106,7 +109,7 @@ std::vector<window> hot(Store& store, const char* name, int turns, int width) {
         if (copy.messages.size() != state.messages.size()) std::abort();
         copies.push_back(k1 - k0);
       }
-      CALLGRIND_DUMP_STATS_AT(("copies " + label).c_str());
+      CALLGRIND_DUMP_STATS_AT(copies_label.c_str());
       w.copy_us = median(copies);
       w.library_us = w.turn_us - w.copy_us;
       out.push_back(w);

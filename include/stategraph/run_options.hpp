@@ -48,9 +48,10 @@ struct thread_id {
 // threads").
 struct checkpoint_options {
   // A run's last checkpoint stores an append channel whole again once it has this many
-  // appended pieces after its last whole value (or sooner, once they outweigh that value),
-  // so continuing a thread parses at most this many pieces. 0: never (each load joins every
-  // piece since the thread's first, as before snapshots; the fewest bytes written).
+  // appended pieces after its last whole value and they weigh an eighth of that value (or
+  // sooner, once they outweigh it): a load parses at most this many pieces or an eighth
+  // more than the value, and the bytes written per turn stay flat as the value grows.
+  // 0: never (each load joins every piece since the thread's first; the fewest bytes).
   std::size_t snapshot_every = 128;
   // Threads whose latest state the app keeps after running them, so continuing one reads no
   // values (0: none). Each is checked against the store's head before it is used.

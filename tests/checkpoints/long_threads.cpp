@@ -154,6 +154,134 @@ TEST_CASE_TEMPLATE("a thread written with long chains (as before snapshots) load
   CHECK(app.get_state(t)->values.values.value() == expected);
 }
 
+TEST_CASE_TEMPLATE("past K pieces, a large value is stored whole again only once they weigh an eighth of it", F,
+                   DURABLE_FIXTURES) {
+  F fx;
+  const sg::thread_id t{"t"};
+  auto app = sg::compile<log_graph>(sg::with_store(fx.store, {.snapshot_every = 3, .cached_threads = 8}));
+  std::vector<std::int64_t> expected(400, 123456789);  // a large whole value, small pieces
+  app.invoke(Log{.values = {expected}, .turns = {}}, t);
+  expected.push_back(static_cast<std::int64_t>(expected.size()) * 10);
+  std::vector<std::size_t> bytes;  // value bytes each turn wrote
+  for (int turn = 2; turn <= 400; ++turn) {
+    const std::size_t before = fx.store.stats().value_bytes;
+    app.invoke(one(), t);
+    expected.push_back(1);
+    expected.push_back(static_cast<std::int64_t>(expected.size()) * 10);
+    bytes.push_back(fx.store.stats().value_bytes - before);
+  }
+  std::size_t longest = 0;
+  for (const auto& info : fx.store.list(t.value)) {
+    if (info.source != sg::checkpoint_source::loop) continue;  // a run's last checkpoint
+    auto cp = fx.store.get(t.value, info.id);
+    for (const auto& ch : cp->channels) {
+      if (ch.channel != "values") continue;
+      std::size_t weight = 0;
+      for (const auto& p : ch.appends) weight += p.size();
+      CAPTURE(info.id);
+      longest = std::max(longest, ch.appends.size());
+      // More than K pieces only while they weigh at most an eighth of the value.
+      if (ch.appends.size() > 3) CHECK(weight * 8 <= ch.value.size());
+    }
+  }
+  CHECK(longest > 3);
+  // Flat: the later turns, on a larger value, write about as much per turn as the earlier
+  // ones (a window may hold one whole value more); whole values every K pieces would write
+  // thousands of bytes a turn.
+  auto mean = [&](std::size_t from, std::size_t to) {
+    std::size_t sum = 0;
+    for (std::size_t k = from; k < to; ++k) sum += bytes[k];
+    return static_cast<double>(sum) / static_cast<double>(to - from);
+  };
+  const double early = mean(0, 150), late = mean(248, 398);
+  CAPTURE(early);
+  CAPTURE(late);
+  CHECK(late <= 2 * early);
+  CHECK(late < 200);  // a turn's two pieces are 10 bytes; a whole value is above 3,000
+  auto cold = sg::compile<log_graph>(sg::with_store(fx.store));
+  CHECK(cold.get_state(t)->values.values.value() == expected);
+  CHECK(app.invoke(one(), t).values.value().size() == expected.size() + 2);
+}
+
+// ---- a run's whole value at its end, joined from the texts the run wrote -------------------------
+
+struct Lines {
+  sg::append<std::string> lines;
+  sg::counter<int> said;
+};
+struct say {
+  using reads = sg::reads<&Lines::said>;
+  using writes = sg::writes<&Lines::lines, &Lines::said>;
+  auto operator()(sg::view<Lines, reads> in) const {
+    const int n = in.get<&Lines::said>();
+    std::string text = n % 3 == 0 ? "plain " : n % 3 == 1 ? "a \"quote\" and \\ \n" : "caf\xc3\xa9 \x01";
+    return sg::write<&Lines::lines>(text + std::to_string(n)) | sg::write<&Lines::said>(1);
+  }
+};
+struct again {
+  using reads = sg::reads<&Lines::said>;
+  sg::go<say, sg::end> operator()(sg::view<Lines, reads> in) const {
+    if (in.get<&Lines::said>() % 40 != 0) return sg::to<say>;
+    return sg::to<sg::end>;
+  }
+};
+using lines_graph = sg::graph<Lines, sg::edge<sg::start, say>, sg::branch<say, again>>;
+
+TEST_CASE_TEMPLATE("a long run's last checkpoint stores the value whole, as one serialization writes it", F,
+                   DURABLE_FIXTURES) {
+  F fx;
+  const sg::thread_id t{"t"};
+  auto app = sg::compile<lines_graph>(sg::with_store(fx.store));
+  std::vector<std::string> expected{"first, \"quoted\""};
+  auto head_text = [&] {
+    auto c = fx.store.get(t.value);
+    for (const auto& ch : c->channels)
+      if (ch.channel == "lines") {
+        CHECK(ch.appends.empty());
+        return ch.value;
+      }
+    return std::string();
+  };
+  // A new thread: its first checkpoint is whole, 40 steps append a piece each, the last one is
+  // whole again (the pieces outweigh the first value).
+  auto out = app.invoke(Lines{.lines = {expected}, .said = {}}, t);
+  REQUIRE(out.lines.value().size() == 41);
+  CHECK(head_text() == nlohmann::json(out.lines.value()).dump());
+  // A cached continue (the run wrote no whole value itself) and a cold one.
+  out = app.invoke(Lines{.lines = {"second"}, .said = {}}, t);
+  REQUIRE(out.lines.value().size() == 82);
+  CHECK(head_text() == nlohmann::json(out.lines.value()).dump());
+  auto cold = sg::compile<lines_graph>(sg::with_store(fx.store));
+  CHECK(cold.get_state(t)->values.lines.value() == out.lines.value());
+  CHECK(cold.history(t).size() == 82);  // each run: its input and 40 steps
+}
+
+TEST_CASE_TEMPLATE("async and exit runs store the same whole value at a run's end as sync runs", F, DURABLE_FIXTURES) {
+  std::vector<std::string> heads;
+  for (auto mode : {sg::durability::sync, sg::durability::async, sg::durability::exit}) {
+    CAPTURE(static_cast<int>(mode));
+    F fx;
+    const sg::thread_id t{"t"};
+    auto app = sg::compile<lines_graph>(sg::with_store(fx.store));
+    const sg::run_config config{.durability = mode};
+    app.invoke(Lines{.lines = {"one"}, .said = {}}, t, config);
+    const auto out = app.invoke(Lines{.lines = {"two"}, .said = {}}, t, config);
+    REQUIRE(out.lines.value().size() == 82);
+    const auto head = fx.store.get(t.value);  // named: a range-for over a temporary's member dangles
+    REQUIRE(head.has_value());
+    for (const auto& ch : head->channels)
+      if (ch.channel == "lines") {
+        CHECK(ch.appends.empty());
+        CHECK(ch.value == nlohmann::json(out.lines.value()).dump());
+        heads.push_back(ch.value);
+      }
+    CHECK(sg::compile<lines_graph>(sg::with_store(fx.store)).get_state(t)->values.lines.value() == out.lines.value());
+  }
+  REQUIRE(heads.size() == 3);
+  CHECK(heads[1] == heads[0]);
+  CHECK(heads[2] == heads[0]);
+}
+
 TEST_CASE("append pieces are parsed as one array") {
   std::string out;
   REQUIRE(sg::detail::splice_arrays("[1,2]", {" [ ] ", "[3]", "[4, 5]"}, out));

@@ -617,7 +617,11 @@ class durable_app {
           root(std::move(thread)),
           ns(std::move(ns)),
           commits(commits) {
-      if (self.options_.cached_threads != 0) writer.run_tag = spare.run_tag = detail::new_run_tag();
+      if (self.options_.cached_threads != 0) {
+        const auto tag = detail::new_run_tag();
+        writer.tag_run(tag);
+        spare.tag_run(tag);
+      }
       detail::for_each_index<A::size>([&]<std::size_t I>() {
         if constexpr (detail::subgraph_node<node_type<I>>) {
           auto link = std::make_shared<const child_link<I>>(*this);
@@ -692,6 +696,7 @@ class durable_app {
       state = std::move(loaded);
       versions = loaded_versions;
       chains = loaded_chains;
+      joined = {};
       at = std::move(pos);
       parent = c.id;
       has_parent = true;
@@ -712,6 +717,7 @@ class durable_app {
       at = std::move(h->at);
       versions = h->versions;
       chains = h->chains;
+      joined = {};
       max_version = h->max_version;
       thread_step = h->thread_step;
       parent = h->checkpoint;
@@ -1258,7 +1264,7 @@ class durable_app {
       // Async: two writers take turns, one encoding while the other's checkpoint commits.
       auto& w = commits == durability::async && last_writer == &this->writer ? spare : this->writer;
       w.encode_channels(state, changed, whole, versions, sizes_before, max_version + 1, chains,
-                        self.options_.snapshot_every, ends_run());
+                        self.options_.snapshot_every, ends_run(), joined);
       if (whole || changed.any()) ++max_version;
       w.encode_position(at, max_version, from == no_checkpoint);  // the schema list: a thread's first only
       last_writer = &w;
@@ -1328,6 +1334,7 @@ class durable_app {
     const run_config* config_now = nullptr;
     detail::checkpoint_writer<App> writer;  // its buffers are reused by every checkpoint of the run
     std::array<detail::append_chain, channels> chains{};
+    std::array<std::string, channels> joined{};  // writer.hpp: texts of values this run wrote whole
     durability commits;  // when checkpoints are committed (run_config::durability)
     const detail::checkpoint_writer<App>* last_writer = nullptr;  // of the last checkpoint put
     // async: the second writer, and the checkpoint being committed while the next step runs

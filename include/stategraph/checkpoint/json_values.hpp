@@ -320,13 +320,24 @@ void read_json(const nlohmann::json& j, T& out) {
 // nlohmann's escaping for ASCII text; text with other bytes goes through nlohmann itself,
 // which checks it is UTF-8 (and throws if not), so both write the same.
 inline void write_json_string(std::string& out, std::string_view s) {
-  for (char c : s)
-    if (static_cast<unsigned char>(c) >= 0x80) {
-      out += nlohmann::json(s).dump();
-      return;
-    }
+  // Characters that need no escape are appended in runs, not one by one: a whole value of
+  // an append channel is mostly such text.
+  const auto plain = [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
+  };
+  std::size_t run = 0;
+  while (run < s.size() && plain(s[run])) ++run;
+  if (run < s.size())
+    for (std::size_t k = run; k < s.size(); ++k)
+      if (static_cast<unsigned char>(s[k]) >= 0x80) {
+        out += nlohmann::json(s).dump();
+        return;
+      }
   out += '"';
-  for (char c : s) {
+  out.append(s.data(), run);
+  for (std::size_t k = run; k < s.size();) {
+    const char c = s[k++];
     switch (c) {
       case '"':
         out += "\\\"";
@@ -349,16 +360,16 @@ inline void write_json_string(std::string& out, std::string_view s) {
       case '\t':
         out += "\\t";
         break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          static constexpr char hex[] = "0123456789abcdef";
-          out += "\\u00";
-          out += hex[(c >> 4) & 15];
-          out += hex[c & 15];
-        } else {
-          out += c;
-        }
+      default: {  // the other control characters
+        static constexpr char hex[] = "0123456789abcdef";
+        out += "\\u00";
+        out += hex[(c >> 4) & 15];
+        out += hex[c & 15];
+      }
     }
+    const std::size_t from = k;
+    while (k < s.size() && plain(s[k])) ++k;
+    out.append(s.data() + from, k - from);
   }
   out += '"';
 }

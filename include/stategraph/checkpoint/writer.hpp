@@ -20,14 +20,20 @@ namespace stategraph::detail {
 
 // An append channel's stored value as a reader meets it: the last whole value and the
 // pieces put after it. A reader parses all of them, so the last checkpoint of a run (what
-// the next run loads) is whole again once their count would pass `snapshot_every` or their
-// bytes the whole value's. Inside a run pieces go on: whole values there would cost every
+// the next run loads) is whole again once the pieces outweigh the whole value, or once they
+// number `snapshot_every` and weigh a `weight_divisor`-th of it. The second rule bounds what
+// whole values cost: each is paid for by pieces worth a fixed share of it, so the bytes
+// written per turn stay flat however long the thread, and a load reads at most a bounded
+// multiple of the state. Inside a run pieces go on: whole values there would cost every
 // long run time and bytes, for loads that only a crash or time travel makes.
 struct append_chain {
+  static constexpr std::size_t weight_divisor = 8;
   std::size_t pieces = 0, piece_bytes = 0, whole_bytes = 0;
   bool takes(std::size_t piece, std::size_t snapshot_every) const {
     if (snapshot_every == 0) return true;  // never whole again: every load joins every piece
-    return pieces < snapshot_every && piece_bytes + piece <= whole_bytes;
+    const std::size_t after = piece_bytes + piece;
+    if (after > whole_bytes) return false;
+    return pieces < snapshot_every || after * weight_divisor <= whole_bytes;
   }
 };
 
@@ -41,18 +47,35 @@ class checkpoint_writer {
  public:
   std::array<channel_put, channels> rows{};  // views of the buffers below
   std::string metadata;
-  // Names the run that wrote the checkpoint, so an app's cached head is told apart from a
-  // checkpoint another writer made with the same id and position.
-  std::string run_tag;
+  // Names the run that wrote the checkpoint (a tag from new_run_tag: hex digits, nothing to
+  // escape), so an app's cached head is told apart from a checkpoint another writer made
+  // with the same id and position.
+  void tag_run(std::string_view tag) {
+    run_field_ = ",\"run\":\"";
+    run_field_ += tag;
+    run_field_ += '"';
+  }
+
+  // Extends `all`, the text of a whole array, by the elements of `piece`, an array's text.
+  static void splice_piece(std::string& all, std::string_view piece) {
+    if (piece.size() <= 2) return;  // "[]"
+    all.pop_back();
+    if (all.size() > 1) all += ',';
+    all.append(piece.data() + 1, piece.size() - 1);
+  }
 
   // Lists every channel at its version; the ones in `changed` (all when `whole`) get
   // `version` and their value, an append channel that grew only its new elements (from
   // `sizes_before` on), unless the checkpoint ends a run (`last`) and the channel's chain is
-  // long enough to start again from a whole value.
+  // long enough to start again from a whole value. `joined` holds, for an append channel
+  // this run has written whole, the text of its value at the last checkpoint (empty where
+  // unknown), so a whole value at the run's end is that text and the new piece, not a new
+  // serialization of every element.
   void encode_channels(const S& state, const node_set<channels>& changed, bool whole,
                        std::array<std::int64_t, channels>& versions,
                        const std::array<std::size_t, channels>& sizes_before, std::int64_t version,
-                       std::array<append_chain, channels>& chains, std::size_t snapshot_every, bool last) {
+                       std::array<append_chain, channels>& chains, std::size_t snapshot_every, bool last,
+                       std::array<std::string, channels>& joined) {
     for_each_index<channels>([&]<std::size_t I>() {
       channel_put& row = rows[I];
       row.channel = channel_name_at<S, I>();
@@ -70,14 +93,23 @@ class checkpoint_writer {
       const auto& v = channel_traits<F>::value(detail::field<I>(state));
       if constexpr (appends_only<F>) {
         append_chain& chain = chains[I];
-        if (!whole && v.size() >= sizes_before[I]) write_json_tail(text, v, sizes_before[I]);
-        if (!whole && v.size() >= sizes_before[I] && (!last || chain.takes(text.size(), snapshot_every))) {
+        std::string& all = joined[I];
+        const bool grew = !whole && v.size() >= sizes_before[I];
+        if (grew) write_json_tail(text, v, sizes_before[I]);
+        if (grew && (!last || chain.takes(text.size(), snapshot_every))) {
           row.append = true;
           ++chain.pieces;
           chain.piece_bytes += text.size();
+          if (!all.empty()) splice_piece(all, text);
         } else {
-          text.clear();
-          write_json(text, v);
+          if (grew && !all.empty()) {  // the whole text without writing each element again
+            splice_piece(all, text);
+            text = all;
+          } else {
+            text.clear();
+            write_json(text, v);
+            all = text;
+          }
           chain = {0, 0, text.size()};
         }
       } else {
@@ -93,27 +125,23 @@ class checkpoint_writer {
   void encode_position(const position_type& at, std::int64_t max_version, bool with_schema) {
     std::string& out = metadata;
     out.clear();
-    out += "{\"arrived\":[";
+    out += std::string_view("{\"arrived\":[");  // views: no strlen per literal
     for (std::size_t j = 0; j < A::join_count; ++j) {
       if (j != 0) out += ',';
       write_names(out, at.arrived[j]);
     }
-    out += "],\"max_version\":";
+    out += std::string_view("],\"max_version\":");
     write_json_integer(out, max_version);
-    out += ",\"next\":";
+    out += std::string_view(",\"next\":");
     write_names(out, at.active);
-    if (!run_tag.empty()) {
-      out += ",\"run\":\"";  // hex digits: nothing to escape
-      out += run_tag;
-      out += '"';
-    }
-    out += ",\"run_step\":";
+    out += run_field_;
+    out += std::string_view(",\"run_step\":");
     write_json_integer(out, at.step);
     if (with_schema) {
       out += ",\"schema\":";
       out += schema_list_text<S>();
     }
-    out += ",\"sends\":{";
+    out += std::string_view(",\"sends\":{");
     bool first = true;
     for_each_index<A::size>([&]<std::size_t I>() {
       if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, no_queue>) {
@@ -126,7 +154,7 @@ class checkpoint_writer {
         write_json(out, queue);
       }
     });
-    out += "}}";
+    out += std::string_view("}}");
   }
 
  private:
@@ -137,12 +165,23 @@ class checkpoint_writer {
       if (nodes.test(i)) {
         if (!first) out += ',';
         first = false;
-        write_json_string(out, App::node_names[i]);
+        out += quoted_names()[i];
       }
     out += ']';
   }
 
+  // The node names as JSON strings, written once.
+  static const std::array<std::string, A::size>& quoted_names() {
+    static const std::array<std::string, A::size> names = [] {
+      std::array<std::string, A::size> out;
+      for (std::size_t i = 0; i < A::size; ++i) write_json_string(out[i], App::node_names[i]);
+      return out;
+    }();
+    return names;
+  }
+
   std::array<std::string, channels> texts_{};
+  std::string run_field_;  // ,"run":"<run_tag>"
 };
 
 // Reads the position back from parsed metadata. `node_index` maps a stored node name to
