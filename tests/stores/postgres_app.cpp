@@ -80,7 +80,8 @@ TEST_CASE("postgres app: an interrupt pauses, and another store object resumes i
   CHECK(app.get_state(t)->checkpoint_id == 6);
 }
 
-namespace {
+// Named: Clang cannot reflect a state type with internal linkage.
+namespace postgres_app {
 
 struct Turn {
   sg::append<std::string> messages;
@@ -93,7 +94,10 @@ struct reply {
 };
 using turn_graph = sg::graph<Turn, sg::edge<sg::start, reply>, sg::edge<reply, sg::end>>;
 
-}  // namespace
+}  // namespace postgres_app
+
+using postgres_app::Turn;
+using postgres_app::turn_graph;
 
 TEST_CASE("postgres app: two writers of one thread from two OS threads conflict and lose nothing") {
   sg_test::temp_schema schema("app_writers");
