@@ -360,6 +360,16 @@ class postgres_store {
         run(ddl, "making the tables");
       }
       run("COMMIT", "committing the tables");
+    } catch (const transient& t) {  // opening is not retried: the caller sees the failure at once
+      PQclear(PQexec(c->handle, "ROLLBACK"));
+      pool_.give_back(std::move(c), false);
+      throw postgres_transient_error(where + "could not be opened: " + t.message +
+                                         (t.sqlstate.empty() ? "" : " (SQLSTATE " + t.sqlstate + ")"),
+                                     t.sqlstate, 1);
+    } catch (const signal& s) {
+      PQclear(PQexec(c->handle, "ROLLBACK"));
+      pool_.give_back(std::move(c), false);
+      throw unexpected(s, "opening the store");
     } catch (...) {
       PQclear(PQexec(c->handle, "ROLLBACK"));
       pool_.give_back(std::move(c), false);
