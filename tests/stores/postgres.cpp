@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <exception>
 #include <latch>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -219,4 +221,88 @@ TEST_CASE("postgres: a cached parent that another writer deleted and wrote again
   const auto cp = s.get("t");
   CHECK(joined(*cp, "a") == "theirs");
   CHECK(joined(*cp, "b") == "new");
+}
+
+namespace {
+
+// A session of its own that the test drives statement by statement.
+class session {
+ public:
+  session() : c_(PQconnectdb(sg_test::postgres_conninfo().c_str())) {
+    REQUIRE(PQstatus(c_) == CONNECTION_OK);
+    PQsetNoticeProcessor(c_, [](void*, const char*) {}, nullptr);
+  }
+  ~session() { PQfinish(c_); }
+  session(const session&) = delete;
+  session& operator=(const session&) = delete;
+  std::string scalar(const std::string& sql) {
+    PGresult* r = PQexec(c_, sql.c_str());
+    const auto status = PQresultStatus(r);
+    std::string out = status == PGRES_TUPLES_OK && PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "";
+    const bool ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
+    const std::string error = PQerrorMessage(c_);
+    PQclear(r);
+    if (!ok) throw std::runtime_error(sql + ": " + error);
+    return out;
+  }
+
+ private:
+  PGconn* c_;
+};
+
+// Holds the thread's row locked (an update, uncommitted) until the store's put waits on it,
+// then commits: under SERIALIZABLE the put's transaction meets a serialization failure.
+template <class Put>
+void race_a_serialization_failure(const std::string& schema, const std::string& name, Put put_now) {
+  session holder, watcher;
+  holder.scalar("BEGIN");
+  holder.scalar("UPDATE \"" + schema + "\".sg_threads SET head = head WHERE name = convert_to('t', 'UTF8')");
+  std::thread writer(put_now);
+  bool waiting = false;
+  for (int i = 0; i < 1000 && !waiting; ++i) {
+    waiting = watcher.scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + name +
+                             "' AND wait_event_type = 'Lock'") != "0";
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  holder.scalar("COMMIT");
+  writer.join();
+  CHECK(waiting);
+}
+
+}  // namespace
+
+TEST_CASE("postgres: a serialization failure is retried; past the retries it is a typed error with its SQLSTATE") {
+  sg_test::temp_schema schema("serial");
+  const std::string name = "sg_serial_" + std::to_string(::getpid());
+  const std::string serializable = " options='-c default_transaction_isolation=serializable' application_name=" + name;
+  auto s = open_in(schema, {}, serializable);
+  CHECK(put(*s, "t", {{"x", 1, "x1"}}) == 1);
+
+  std::int64_t id = 0;
+  std::exception_ptr error;
+  race_a_serialization_failure(schema.name(), name, [&] {
+    try {
+      id = put(*s, "t", {{"x", 2, "x2"}}, {.parent = 1});
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  if (error) std::rethrow_exception(error);
+  CHECK(id == 2);  // retried in a new transaction, which saw the committed update
+  CHECK(joined(*s->get("t"), "x") == "x2");
+
+  auto strict = open_in(schema, {.max_retries = 0}, serializable);
+  std::string sqlstate;
+  int attempts = 0;
+  race_a_serialization_failure(schema.name(), name, [&] {
+    try {
+      put(*strict, "t", {{"x", 3, "x3"}}, {.parent = 2});
+    } catch (const sg::postgres_transient_error& e) {
+      sqlstate = e.sqlstate();
+      attempts = e.attempts();
+    }
+  });
+  CHECK(sqlstate == "40001");
+  CHECK(attempts == 1);
+  CHECK(ids(*s, "t") == std::vector<std::int64_t>{2, 1});  // nothing of the refused put was kept
 }
