@@ -3,20 +3,21 @@
 # synchronous_commit on and off, on a throwaway cluster (scripts/pg-cluster.sh; a Unix
 # socket, the server's defaults but for the cluster script's own settings).
 #
-#   benchmarks/run_postgres.sh [--repetitions 9]
+#   benchmarks/run_postgres.sh [--repetitions 9] [--results DIR]
 #
 # Results go to $STATEGRAPH_BUILD_DIR/bench-results/postgres (default build/...).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_top=${STATEGRAPH_BUILD_DIR:-$repo/build}
-build=$build_top/bench-postgres
+build=${BUILD_DIR:-$build_top/bench-postgres}
 results=$build_top/bench-results/postgres
 jobs=${JOBS:-1}
 repetitions=9
 while [[ $# -gt 0 ]]; do
   case $1 in
     --repetitions) repetitions=$2; shift 2 ;;
+    --results) results=$2; shift 2 ;;
     *) echo "run_postgres.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
