@@ -1,7 +1,7 @@
 # Checks one compile-fail case (tests/<feature>/fail/sgNNN_*.cpp) with one compiler:
 #
 #   cmake -DCOMPILER=/usr/bin/g++ -DCOMPILER_ID=gcc -DSOURCE=case.cpp
-#         [-DINCLUDE_DIRS="dir1|dir2"] [-DHEAD_LINES=15] [-DOUTPUT_FILE=out.txt]
+#         [-DINCLUDE_DIRS="dir1|dir2"] [-DHEAD_LINES=15] [-DOUTPUT_FILE=out.txt] [-DCONTROL=OFF]
 #         -P CompileFail.cmake
 #
 # The case passes only when all of these hold:
@@ -10,8 +10,9 @@
 #      matches within the first HEAD_LINES lines of the compiler's output;
 #   3. the output names no rule ID other than the one in the file name (no cascade into
 #      a second rule);
-#   4. compiled without SG_VIOLATION the same file compiles, so the failure comes from the
-#      violation and not from some unrelated mistake in the test.
+#   4. the output has exactly one error (one mistake gives one error);
+#   5. compiled without SG_VIOLATION the same file compiles, so the failure comes from the
+#      violation and not from some unrelated mistake in the test (unless CONTROL=OFF).
 # Only then does it print "rule check passed: ..." (the line CTest looks for).
 
 cmake_minimum_required(VERSION 3.25)
@@ -116,11 +117,22 @@ if(ids_seen)
   list(APPEND problems "the output also names ${ids_seen} (a cascade or the wrong rule)")
 endif()
 
-# ---- 4. the same file without the violation compiles -----------------------------------
-execute_process(COMMAND "${COMPILER}" ${flags} "${SOURCE}"
-                RESULT_VARIABLE good_result OUTPUT_VARIABLE good_output ERROR_VARIABLE good_output)
-if(NOT good_result EQUAL 0)
-  list(APPEND problems "without SG_VIOLATION the file does not compile:\n${good_output}")
+# ---- 4. one mistake, one error: no follow-on error after the rule's ---------------------
+string(REGEX MATCHALL ": (fatal )?error: " errors_seen "${bad_output}")
+list(LENGTH errors_seen error_count)
+if(NOT error_count EQUAL 1)
+  list(APPEND problems "${error_count} errors; one mistake must give one error")
+endif()
+
+# ---- 5. the same file without the violation compiles -----------------------------------
+# CONTROL=OFF skips this: the tests run it with one compiler only, as it checks the case's
+# program, not the rule's diagnostic.
+if(NOT DEFINED CONTROL OR CONTROL)
+  execute_process(COMMAND "${COMPILER}" ${flags} "${SOURCE}"
+                  RESULT_VARIABLE good_result OUTPUT_VARIABLE good_output ERROR_VARIABLE good_output)
+  if(NOT good_result EQUAL 0)
+    list(APPEND problems "without SG_VIOLATION the file does not compile:\n${good_output}")
+  endif()
 endif()
 
 if(problems)

@@ -8,8 +8,8 @@
 #       under -fsanitize=address,undefined with leak detection; with Clang also the
 #       libFuzzer target of the decoder for SG_FUZZ_SECONDS (default 60).
 # tsan  the core tests (stategraph_tests: every feature but checkpoints, stores and pictures),
-#       the store tests and the checkpointed-run tests (those the test tree has) under
-#       -fsanitize=thread.
+#       the store tests and the checkpointed-run cases that start threads
+#       (stategraph_checkpoint_threaded_tests) under -fsanitize=thread.
 #
 # Environment: CXX (default: clang++ when installed, else g++), STATEGRAPH_ASAN_BUILD_DIR
 # (default build-asan), STATEGRAPH_TSAN_BUILD_DIR (default build-tsan), SG_FUZZ_SECONDS,
@@ -28,42 +28,19 @@ export CXX
 is_clang=0
 if "$CXX" --version | grep -qi clang; then is_clang=1; fi
 
-# The checkpoint tests join the project's test tree through tests/CMakeLists.txt; until they
-# do, a small wrapper project builds them against this checkout.
-checkpoints_included() { grep -q 'add_subdirectory(checkpoints)' tests/CMakeLists.txt; }
-
 configure() {  # <build dir> <flags> [extra cmake args...]
   local build=$1 flags=$2
   shift 2
-  local source=$repo
-  local args=(-DSTATEGRAPH_BUILD_TESTS=ON -DSTATEGRAPH_BUILD_EXAMPLES=OFF)
-  if ! checkpoints_included; then
-    source=$build/wrapper
-    args=()
-  fi
-  # A build dir configured from the other source (wrapper or project) starts afresh, so no
-  # program of the old layout is left to be found and run.
-  if [[ -f "$build/CMakeCache.txt" ]] &&
-     ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$source" "$build/CMakeCache.txt"; then
+  # A build dir configured from another source (an older wrapper project) starts afresh.
+  if [[ -f "$build/CMakeCache.txt" ]] && ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$repo" "$build/CMakeCache.txt"; then
     rm -rf "$build"
   fi
-  if [[ $source != "$repo" ]]; then
-    mkdir -p "$source"
-    cat >"$source/CMakeLists.txt" <<EOF
-cmake_minimum_required(VERSION 3.25)
-project(stategraph_sanitize LANGUAGES CXX)
-set(STATEGRAPH_BUILD_TESTS ON CACHE BOOL "" FORCE)
-set(STATEGRAPH_BUILD_EXAMPLES OFF CACHE BOOL "" FORCE)
-include(CTest)
-add_subdirectory("$repo" stategraph)
-if(NOT TARGET stategraph_checkpoint_tests)
-  add_subdirectory("$repo/tests/checkpoints" checkpoints)
-endif()
-EOF
-  fi
-  # -O2: the sanitizers' reports stay exact enough, and the runs stay short.
-  cmake -S "$source" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CXX" \
-    -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" "${args[@]}" "$@" >/dev/null
+  # -O1 (the tests' level) with line tables only: reports name file and line, and the
+  # builds stay short (full debug info is much of their compile time).
+  cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CXX" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+    -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
+    -DSTATEGRAPH_BUILD_TESTS=ON -DSTATEGRAPH_BUILD_EXAMPLES=OFF "$@" >/dev/null
 }
 
 existing() {  # <build dir> <target>...: those of the targets the build defines
@@ -113,7 +90,7 @@ run_tsan() {
   configure "$build" "$flags"
   # Whichever of the doctest suites the test tree has today.
   local targets
-  mapfile -t targets < <(existing "$build" stategraph_tests stategraph_store_tests stategraph_checkpoint_tests)
+  mapfile -t targets < <(existing "$build" stategraph_tests stategraph_store_tests stategraph_checkpoint_threaded_tests)
   cmake --build "$build" -j"$jobs" --target "${targets[@]}"
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
   for t in "${targets[@]}"; do

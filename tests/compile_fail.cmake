@@ -51,8 +51,15 @@ function(stategraph_add_rule_tests)
       list(GET rule_compilers ${i} compiler)
       list(GET rule_compiler_ids ${i} compiler_id)
       set(test_name rule.${case_name}.${compiler_id})
+      # The case without its violation is compiled by the first compiler only.
+      if(i EQUAL 0)
+        set(control ON)
+      else()
+        set(control OFF)
+      endif()
       add_test(NAME ${test_name}
                COMMAND ${CMAKE_COMMAND} -DCOMPILER=${compiler} -DCOMPILER_ID=${compiler_id} -DSOURCE=${case}
+                       -DCONTROL=${control}
                        -DINCLUDE_DIRS=${rule_include_arg}
                        -DOUTPUT_FILE=${CMAKE_CURRENT_BINARY_DIR}/compile_fail/${case_name}.${compiler_id}.txt
                        -P ${PROJECT_SOURCE_DIR}/cmake/CompileFail.cmake)

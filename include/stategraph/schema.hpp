@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 // The fake object below is declared and never defined on purpose.
 #if defined(__clang__)
@@ -105,6 +106,16 @@ inline constexpr std::size_t channel_count = state_reflection<S>::size;
 
 template <class S, std::size_t I>
 using field_type_t = typename state_reflection<S>::template field<I>;
+
+// The position of the first channel of S whose member type F has P<F>::value (the count if
+// none): how a rule finds the channel its diagnostic names.
+template <class S, template <class> class P>
+constexpr std::size_t first_channel_where() {
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    constexpr bool hit[] = {P<field_type_t<S, I>>::value..., false};
+    return detail::first_true(hit, sizeof...(I));
+  }(std::make_index_sequence<channel_count<S>>{});
+}
 
 template <class S, std::size_t I>
 constexpr std::string_view channel_name_at() {

@@ -493,10 +493,13 @@ class durable_app {
   // the new checkpoint's id.
   template <class Node, class... E>
   std::int64_t update_state(const thread_id& thread, patch<E...> update, as_node_t<Node>) {
-    static_assert(detail::update_fits<Node, patch<E...>>(), "stategraph: see the rule above");
-    runner r(*this, thread.value);
-    r.load(fetch_latest(thread));
-    return r.update(std::move(update), analysis_type::template index<Node>::value);
+    if constexpr (!detail::update_fits<Node, patch<E...>>()) {
+      return 0;  // the rule's diagnostic is the one error
+    } else {
+      runner r(*this, thread.value);
+      r.load(fetch_latest(thread));
+      return r.update(std::move(update), analysis_type::template index<Node>::value);
+    }
   }
 
   bool delete_thread(const thread_id& thread) {

@@ -12,7 +12,6 @@
 
 #include <boost/mp11/list.hpp>
 
-#include <array>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -87,21 +86,13 @@ template <class F>
 inline constexpr bool channel_reducer_fits =
     reducer_fits<typename channel_traits<F>::reducer, typename channel_traits<F>::value_type>;
 
-// The position of the first channel of S whose reducer does not fit (the count if none).
-template <class S>
-constexpr std::size_t first_misfit_reducer() {
-  return []<std::size_t... I>(std::index_sequence<I...>) {
-    constexpr std::array<bool, sizeof...(I)> ok{channel_reducer_fits<field_type_t<S, I>>...};
-    for (std::size_t k = 0; k < ok.size(); ++k)
-      if (!ok[k]) return k;
-    return ok.size();
-  }(std::make_index_sequence<channel_count<S>>{});
-}
+template <class F>
+using reducer_misfits = std::bool_constant<!channel_reducer_fits<F>>;
 }  // namespace detail
 
 // Every channel of S has a reducer that fits its value.
 template <class S>
-concept reducers_fit_channels = detail::first_misfit_reducer<S>() == channel_count<S>;
+concept reducers_fit_channels = first_channel_where<S, detail::reducer_misfits>() == channel_count<S>;
 
 // ---- diagnostic ------------------------------------------------------------------------
 
@@ -117,7 +108,8 @@ struct SG017_reducer_does_not_fit_its_channel {
 };
 
 // The diagnostic with S's first channel whose reducer does not fit.
-template <class S, std::size_t I = detail::first_misfit_reducer<S>(), class F = field_type_t<S, I>>
+template <class S, std::size_t I = first_channel_where<S, detail::reducer_misfits>(),
+          class F = field_type_t<S, I>>
 using misfit_reducer_diagnostic =
     SG017_reducer_does_not_fit_its_channel<stategraph::detail::member_at<S, I>, typename channel_traits<F>::reducer,
                                            typename channel_traits<F>::value_type>;

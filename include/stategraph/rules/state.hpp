@@ -8,10 +8,8 @@
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/schema.hpp>
 
-#include <array>
 #include <cstddef>
 #include <type_traits>
-#include <utility>
 
 namespace stategraph::rules {
 
@@ -33,16 +31,8 @@ void made_from_braces(F);
 template <class F>
 concept brace_constructible = requires { made_from_braces<F>({}); };
 
-// The position of the first member of S that `{}` cannot make (the member count if none).
-template <class S>
-constexpr std::size_t first_unbuildable_member() {
-  return []<std::size_t... I>(std::index_sequence<I...>) {
-    constexpr std::array<bool, sizeof...(I)> ok{brace_constructible<field_type_t<S, I>>...};
-    for (std::size_t k = 0; k < ok.size(); ++k)
-      if (!ok[k]) return k;
-    return ok.size();
-  }(std::make_index_sequence<channel_count<S>>{});
-}
+template <class F>
+using not_brace_constructible = std::bool_constant<!brace_constructible<F>>;
 }  // namespace detail
 
 // ---- predicates ------------------------------------------------------------------------
@@ -93,7 +83,8 @@ struct SG016_state_has_no_default_constructor {
 
 // The default-construction diagnostic with the first member `{}` cannot make, or the state
 // itself when every member can.
-template <class S, std::size_t I = detail::first_unbuildable_member<S>(), bool Found = (I < channel_count<S>)>
+template <class S, std::size_t I = first_channel_where<S, detail::not_brace_constructible>(),
+          bool Found = (I < channel_count<S>)>
 struct unbuildable_state {
   using type = SG016_state_member_has_no_default_constructor<S, stategraph::detail::member_at<S, I>,
                                                              field_type_t<S, I>>;
