@@ -28,6 +28,17 @@ as_owner() {
   if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# DIR is removed by start and stop: refuse a folder that holds anything but a cluster of ours.
+ours_or_empty() {
+  [[ ! -e $dir ]] && return 0
+  [[ -d $dir ]] || return 1
+  [[ -z $(ls -A "$dir") || -f $dir/conninfo || -f $dir/data/PG_VERSION ]]
+}
+if ! ours_or_empty; then
+  echo "pg-cluster: $dir exists and is not a cluster this script made; not touching it" >&2
+  exit 1
+fi
+
 case "$action" in
   start)
     if [[ -f $dir/data/postmaster.pid ]]; then as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true; fi
@@ -35,6 +46,7 @@ case "$action" in
     mkdir -p "$dir"
     if [[ $(id -u) -eq 0 ]]; then chown postgres: "$dir"; fi
     chmod 700 "$dir"
+    : >"$dir/conninfo"  # marks the folder as ours until the server is up
     # --no-sync: the cluster is thrown away, so initdb need not wait for the disk.
     as_owner "$bindir/initdb" -D "$dir/data" -U sg --auth=trust --no-sync -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 || {
       cat "$dir/initdb.log" >&2; exit 1; }
