@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what stategraph needs to build, test and benchmark on a fresh Debian 12 machine.
 # Only Debian packages; skips apt entirely when everything is already there.
-#   scripts/install-deps.sh            build + tests (compilers, Boost, range-v3, JSON, doctest, SQLite)
+#   scripts/install-deps.sh            build + tests (compilers, Boost, range-v3, JSON, doctest, SQLite,
+#                                      libpq and the PostgreSQL server the tests start a cluster of)
 #   scripts/install-deps.sh --bench    also Google Benchmark, oneTBB, valgrind, gnuplot
 #   scripts/install-deps.sh --sanitize also Clang's sanitizer runtimes (scripts/ci-sanitize.sh)
 set -euo pipefail
@@ -10,6 +11,7 @@ packages=(
   g++ clang cmake make ccache pkg-config
   libboost1.81-dev librange-v3-dev nlohmann-json3-dev doctest-dev
   libsqlite3-dev sqlite3
+  libpq-dev postgresql
 )
 for option in "$@"; do
   case "$option" in

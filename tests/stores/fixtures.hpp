@@ -1,5 +1,6 @@
 // One fixture per store: how the conformance suite makes a fresh, empty store. A new store
-// (PostgreSQL, ...) adds a fixture here and to STORE_FIXTURES; every case then runs on it.
+// adds a fixture here and to STORE_FIXTURES; every case then runs on it. The PostgreSQL
+// fixture needs a server, so its cases build into a binary of their own (SG_TEST_POSTGRES).
 #pragma once
 
 #include <stategraph/store/memory.hpp>
@@ -92,4 +93,9 @@ std::vector<std::int64_t> ids(const Store& s, std::string_view thread, sg::list_
 
 }  // namespace store_test
 
+#ifdef SG_TEST_POSTGRES
+#include "postgres_fixture.hpp"
+#define STORE_FIXTURES store_test::postgres_fixture
+#else
 #define STORE_FIXTURES store_test::memory_fixture, store_test::sqlite_fixture
+#endif
