@@ -286,4 +286,46 @@ TEST_CASE_TEMPLATE("a fork from a parent checkpoint taken while the child was pa
   CHECK(app.get_state(t, in_review, sg::checkpoint_id{child_then}).values.verdict.empty());
 }
 
+// Two nodes that ask at once inside a subgraph: answered one by one, then travelled back to.
+struct left_ask {
+  using writes = sg::writes<&Doc::log>;
+  auto operator()(sg::view<Doc, sg::reads<>>, agent_ctx& ctx) const {
+    return sg::write<&Doc::log>("left:" + ctx.interrupt<std::string>("left?"));
+  }
+};
+struct right_ask {
+  using writes = sg::writes<&Doc::log>;
+  auto operator()(sg::view<Doc, sg::reads<>>, agent_ctx& ctx) const {
+    return sg::write<&Doc::log>("right:" + ctx.interrupt<std::string>("right?"));
+  }
+};
+using pair_graph = sg::graph<Doc, sg::edge<sg::start, left_ask>, sg::edge<sg::start, right_ask>,
+                             sg::edge<left_ask, sg::end>, sg::edge<right_ask, sg::end>>;
+struct pair {};
+using pair_node = sg::subgraph<pair, pair_graph>;
+using pair_flow = sg::graph<Doc, sg::edge<sg::start, pair_node>, sg::edge<pair_node, sg::end>>;
+
+TEST_CASE_TEMPLATE("travelling back to a pause asks again what was answered after it", F, NS_SETUPS) {
+  F fx;
+  auto app = sg::compile<pair_flow>(sg::with_store(fx.store), F::executor());
+  const sg::thread_id t{"pair"};
+  agent_ctx a("A:");
+  app.invoke(Doc{}, t, a);
+  const auto pause = app.get_state(t);
+  REQUIRE(pause->interrupts.size() == 2);
+  app.resume(t, sg::answers{{pause->interrupts[0].id, "1"}}, a);  // left answered, right still asks
+  REQUIRE(app.get_state(t)->interrupts.size() == 1);
+  CHECK(app.resume(t, sg::answers{{pause->interrupts[1].id, "2"}}, a).log.value() == strings{"left:1", "right:2"});
+
+  // Back to the first pause: both ask again (the later answer and left's kept result are not
+  // part of that checkpoint), and other answers make another branch.
+  app.resume(t, sg::checkpoint_id{pause->checkpoint_id}, a);
+  const auto again = app.get_state(t);
+  REQUIRE(again->interrupts.size() == 2);
+  CHECK(again->interrupts[0].path() == "pair/left_ask");
+  CHECK(again->interrupts[1].path() == "pair/right_ask");
+  Doc other = app.resume(t, sg::answers{{again->interrupts[0].id, "x"}, {again->interrupts[1].id, "y"}}, a);
+  CHECK(other.log.value() == strings{"left:x", "right:y"});
+}
+
 }  // namespace durable_subgraph_ns

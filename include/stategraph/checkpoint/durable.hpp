@@ -95,9 +95,7 @@ inline thread_id subgraph_thread(const thread_id& thread, std::string_view ns) {
 // A subgraph's checkpoints by namespace (LangGraph's checkpoint_ns): the path of subgraph
 // nodes from the app's graph down, `sg::checkpoint_ns<review, check>` for "review/check".
 template <class... SubgraphNodes>
-struct checkpoint_ns_t {
-  static_assert(sizeof...(SubgraphNodes) > 0, "stategraph: checkpoint_ns names at least one subgraph node");
-};
+struct checkpoint_ns_t {};
 template <class... SubgraphNodes>
 inline constexpr checkpoint_ns_t<SubgraphNodes...> checkpoint_ns{};
 
@@ -536,25 +534,25 @@ class durable_app {
   // The subgraph's checkpoint that the thread's latest checkpoint records for it (where it
   // paused, or what update_state made of it since), else the latest of its own thread;
   // nullopt if it never ran. A snapshot of the child's state type.
-  template <class... Path>
-  auto get_state(const thread_id& thread, checkpoint_ns_t<Path...>) const {
-    return at_ns<Path...>(thread.value, {}, head_of(thread.value), [&](const auto& d, const detail::ns_place& p) {
+  template <class First, class... Path>  // a first node: `get_state(t, {})` is a checkpoint id
+  auto get_state(const thread_id& thread, checkpoint_ns_t<First, Path...>) const {
+    return at_ns<First, Path...>(thread.value, {}, head_of(thread.value), [&](const auto& d, const detail::ns_place& p) {
       std::optional<snapshot<typename std::remove_cvref_t<decltype(d)>::state_type>> out;
       if (p.checkpoint != no_checkpoint) out = d.read_ns(thread.value, p.ns, checkpoint_id{p.checkpoint});
       return out;
     });
   }
   // One checkpoint of the subgraph's own, by id (history lists them).
-  template <class... Path>
-  auto get_state(const thread_id& thread, checkpoint_ns_t<Path...>, checkpoint_id id) const {
-    return at_ns<Path...>(thread.value, {}, no_checkpoint, [&](const auto& d, const detail::ns_place& p) {
+  template <class First, class... Path>
+  auto get_state(const thread_id& thread, checkpoint_ns_t<First, Path...>, checkpoint_id id) const {
+    return at_ns<First, Path...>(thread.value, {}, no_checkpoint, [&](const auto& d, const detail::ns_place& p) {
       return d.read_ns(thread.value, p.ns, id);
     });
   }
   // The subgraph's checkpoints, newest first: every run of it on this thread.
-  template <class... Path>
-  auto history(const thread_id& thread, checkpoint_ns_t<Path...>, list_options options = {}) const {
-    return at_ns<Path...>(thread.value, {}, no_checkpoint, [&](const auto& d, const detail::ns_place& p) {
+  template <class First, class... Path>
+  auto history(const thread_id& thread, checkpoint_ns_t<First, Path...>, list_options options = {}) const {
+    return at_ns<First, Path...>(thread.value, {}, no_checkpoint, [&](const auto& d, const detail::ns_place& p) {
       std::vector<snapshot<typename std::remove_cvref_t<decltype(d)>::state_type>> out;
       for (const auto& info : store_->list(subgraph_thread(thread, p.ns).value, options))
         out.push_back(d.read_ns(thread.value, p.ns, checkpoint_id{info.id}));
@@ -566,10 +564,10 @@ class durable_app {
   // subgraph is paused, the thread's latest checkpoint then records the new checkpoint, and
   // resuming continues the child from it (its interrupts there are gone: the child runs
   // Node's successors). Returns the new checkpoint's id (in the subgraph's thread).
-  template <class... Path, class Node, class... E>
-  std::int64_t update_state(const thread_id& thread, checkpoint_ns_t<Path...>, patch<E...> update, as_node_t<Node>) {
+  template <class First, class... Path, class Node, class... E>
+  std::int64_t update_state(const thread_id& thread, checkpoint_ns_t<First, Path...>, patch<E...> update, as_node_t<Node>) {
     static_assert(detail::update_fits<Node, patch<E...>>(), "stategraph: see the rule above");
-    return at_ns<Path...>(thread.value, {}, head_of(thread.value), [&](const auto& d, const detail::ns_place& p) {
+    return at_ns<First, Path...>(thread.value, {}, head_of(thread.value), [&](const auto& d, const detail::ns_place& p) {
       using child = typename std::remove_cvref_t<decltype(d)>::analysis_type;
       static_assert(child::template index<Node>::value != detail::none,
                     "stategraph: update_state in a subgraph writes as a node of that subgraph's graph");
@@ -974,9 +972,11 @@ class durable_app {
         return j["checkpoint"].template get<std::int64_t>();
       throw checkpoint_error("stategraph: names no checkpoint of the subgraph");
     }
-    // A fork from checkpoint `from`, which this runner has loaded, that keeps what was pending
-    // there: every pending write but the answers (`all`: a subgraph resumed from an older
-    // checkpoint asks again, as a fork of the app does), or only the subgraphs paused inside.
+    // A fork from checkpoint `from`, which this runner has loaded, that keeps the pauses
+    // pending there: its interrupts and the subgraphs paused inside (or only the latter),
+    // each subgraph at its first record, where it paused when the step after `from` first
+    // ran. Answers, kept results and newer records are not kept: they came after, so the
+    // answered nodes ask again, as after a fork of the app.
     void fork_with_pending(std::int64_t from, bool subgraphs_only) {
       fork_here(from);
       carry_pending(from, subgraphs_only);
@@ -984,10 +984,23 @@ class durable_app {
     void carry_pending(std::int64_t from, bool subgraphs_only) {
       const auto rows = self.store_->pending_writes(thread, from);
       std::vector<pending_write_put> kept;
+      std::vector<std::int32_t> first;  // per kept row, the index it had
       for (const auto& w : rows) {
         const auto hash = w.task.rfind('#');
         const std::string_view kind = hash == std::string::npos ? std::string_view{} : std::string_view(w.task).substr(hash + 1);
-        if (subgraphs_only ? kind == "subgraph" : kind != "resume") kept.push_back({w.task, w.index, w.channel, w.value});
+        if (kind == "subgraph") {  // the record with the lowest index, written as the fork's first
+          auto it = std::find_if(kept.begin(), kept.end(), [&](const pending_write_put& k) { return k.task == w.task; });
+          if (it == kept.end()) {
+            kept.push_back({w.task, 0, w.channel, w.value});
+            first.push_back(w.index);
+          } else if (auto& at = first[static_cast<std::size_t>(it - kept.begin())]; w.index < at) {
+            it->value = w.value;
+            at = w.index;
+          }
+        } else if (!subgraphs_only && kind == "interrupt") {
+          kept.push_back({w.task, w.index, w.channel, w.value});
+          first.push_back(w.index);
+        }
       }
       if (kept.empty()) return;
       settle();  // the fork's checkpoint is committed: the writes go to it
@@ -1002,10 +1015,12 @@ class durable_app {
           using child_durable = durable_app<typename node_type<I>::child_app, Store, detail::mp_list<>, detail::mp_list<>>;
           child_durable d(self.app_.template node_instance<I>().child(), *self.store_);
           typename child_durable::runner r(d, root, durability::sync, nullptr, child_ns<I>());
-          const std::int64_t at_id = paused_at[I] > 0 ? paused_at[I] : d.head_of(r.thread);
-          if (at_id == no_checkpoint) return;
-          out.push_back({child_ns<I>(), at_id});
-          r.load(d.fetch(thread_id{r.thread}, checkpoint_id{at_id}));
+          // Absent when the store's thread names are not this run's: an app of a child graph
+          // reading a subgraph's thread directly does not see the subgraphs inside it.
+          const auto c = self.store_->get(r.thread, paused_at[I] > 0 ? paused_at[I] : d.head_of(r.thread));
+          if (!c) return;
+          out.push_back({child_ns<I>(), c->id});
+          r.load(*c);
           r.load_pending();
           r.collect_paused(out);
         }
@@ -1301,9 +1316,9 @@ class durable_app {
           using child_durable = durable_app<typename node_type<I>::child_app, Store, detail::mp_list<>, detail::mp_list<>>;
           child_durable d(self.app_.template node_instance<I>().child(), *self.store_);
           typename child_durable::runner r(d, root, durability::sync, nullptr, child_ns<I>());
-          const std::int64_t at_id = paused_at[I] > 0 ? paused_at[I] : d.head_of(r.thread);
-          if (at_id == no_checkpoint) return;
-          r.load(d.fetch(thread_id{r.thread}, checkpoint_id{at_id}));
+          const auto c = self.store_->get(r.thread, paused_at[I] > 0 ? paused_at[I] : d.head_of(r.thread));
+          if (!c) return;  // as in collect_paused
+          r.load(*c);
           r.load_pending();
           for (auto& o : r.collect_open()) out.push_back({std::move(o.info), std::move(o.thread), o.checkpoint});
         }
