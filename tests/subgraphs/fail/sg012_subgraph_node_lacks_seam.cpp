@@ -1,7 +1,7 @@
 // EXPECT: SG012
 // EXPECT: SG012_context_does_not_provide_the_seam_in_a_subgraph<stategraph::rules::node_path<review, checking, check>, reasoning, app_context>
-// SG012: `check`, a node two levels down (inside `review`, then `checking`), declares the seam `reasoning`;
-// the parent's context reaches it, but does not provide that seam.
+// SG012: `check`, a node two levels down (inside `review`, then `checking`), declares the
+// seam `reasoning`; the parent's context reaches it, but does not provide that seam.
 #include <stategraph/stategraph.hpp>
 #include <stategraph/subgraph.hpp>
 
