@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace sg = stategraph;
@@ -95,6 +96,16 @@ using notes_graph = sg::graph<Notes, sg::edge<sg::start, note>, sg::edge<note, s
 struct noting {};
 using notes_node = sg::subgraph<noting, notes_graph, sg::maps<&State::topic, &Notes::subject>,
                                 sg::maps<&State::log, &Notes::items>>;
+
+// SG012's predicate sees through subgraph nodes, at any depth (a flat list, as in rules/).
+struct no_seams {};
+static_assert(sg::rules::subgraph_seams_provided<writing, writing_node, agent_ctx>);
+static_assert(!sg::rules::subgraph_seams_provided<writing, writing_node, no_seams>);
+static_assert(!sg::rules::subgraph_seams_provided<critic, critic_node, no_seams>);  // the node one level down
+static_assert(sg::rules::subgraph_seams_provided<writing, writing_node, sg::detail::any_context>);  // not known yet
+static_assert(sg::rules::subgraph_seams_provided<outline, outline, no_seams>);  // no subgraph: SG012's own check
+static_assert(std::is_same_v<sg::rules::detail::seam_search<no_seams>::missing<writing, writing_node>::type,
+                             sg::detail::mp_list<sg::rules::node_path<writing, draft>, reasoning>>);
 
 using essay = sg::graph<State, sg::edge<sg::start, outline>, sg::edge<outline, writing_node>,
                         sg::edge<outline, notes_node>, sg::edge<writing_node, sg::end>, sg::edge<notes_node, sg::end>>;
