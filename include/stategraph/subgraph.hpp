@@ -92,6 +92,14 @@ struct delta_of {
   }
 };
 
+// What a subgraph node returns: one optional write per parent channel its child writes.
+template <class L>
+struct delta_patch;
+template <class... M>
+struct delta_patch<mp_list<M...>> {
+  using type = patch<entry<M::parent, typename delta_of<M::parent>::type, true>...>;
+};
+
 template <class ChildState, class... Maps>
 struct parent_state_of {
   using type = ChildState;
@@ -140,11 +148,31 @@ class subgraph {
   using reads = typename detail::to_reads<boost::mp11::mp_transform<parent_side, pairs>>::type;
   using writes = typename detail::to_writes<boost::mp11::mp_transform<parent_side, written_pairs>>::type;
   using child_app = decltype(compile<Child>());
+  // Read by SG012, which checks the seams of the child's nodes against the parent's context.
+  using child_graph = Child;
+  using tag_type = Tag;
+  using result_type = typename detail::delta_patch<written_pairs>::type;
 
   subgraph() : child_(compile<Child>()) {}
   explicit subgraph(child_app app) : child_(std::move(app)) {}
 
-  auto operator()(view<parent_state, reads> in) const {
+  result_type operator()(view<parent_state, reads> in) const {
+    detail::no_context none;
+    return call(in, none);
+  }
+  // The parent's context reaches the child's nodes (their seams, emit, interrupt). Not for
+  // the stand-in context of sg::compile's checks: only a run's own context is passed on.
+  template <class Ctx>
+    requires(!std::is_same_v<std::remove_const_t<Ctx>, detail::any_context>)
+  result_type operator()(view<parent_state, reads> in, Ctx& context) const {
+    return call(in, context);
+  }
+
+  const child_app& child() const noexcept { return child_; }
+
+ private:
+  template <class Ctx>
+  result_type call(view<parent_state, reads> in, Ctx& context) const {
     const parent_state& parent = detail::view_access::state(in);
     child_state start{};
     if constexpr (shared_schema) {
@@ -154,15 +182,12 @@ class subgraph {
         channel_traits<field_of<M::child>>::value(start.*(M::child)) = channel_traits<field_of<M::parent>>::value(parent.*(M::parent));
       });
     }
-    child_state out = run_child(std::move(start));
+    child_state out = run_child(std::move(start), context);
     return [&]<class... M>(detail::mp_list<M...>*) {
       return (patch<>{} | ... | delta<M>(parent, out));
     }(static_cast<written_pairs*>(nullptr));
   }
 
-  const child_app& child() const noexcept { return child_; }
-
- private:
   template <class M>
   static auto delta(const parent_state& parent, const child_state& out) {
     using d = detail::delta_of<M::parent>;
@@ -171,23 +196,41 @@ class subgraph {
     return maybe_write<M::parent>(d::between(before, after));
   }
 
-  child_state run_child(child_state start) const {
+  // A checkpointed run's child gets the run's context from the runner (durable_child).
+  template <class Ctx>
+  child_state run_child(child_state start, Ctx& context) const {
     try {
       if (const auto* task = detail::current_task; task && task->child) {
         const auto* durable = static_cast<const detail::durable_child<child_app>*>(task->child);
         if (durable->node() == name) return durable->run(child_, std::move(start));
       }
+      constexpr bool with_context = !std::is_same_v<Ctx, detail::no_context>;
+      using custom = typename detail::custom_of<std::remove_const_t<Ctx>>::type;
       auto* parent_stream = detail::current_child_events;
       constexpr auto forwarded = stream_mode::updates | stream_mode::debug;
-      if (!parent_stream || !has_mode(parent_stream->mode, forwarded)) return child_.invoke(std::move(start));
+      if (!parent_stream || !has_mode(parent_stream->mode, forwarded)) {
+        // Not streamed: the child's emits go straight to the parent task's custom buffer.
+        if constexpr (with_context) return child_.invoke(std::move(start), context);
+        else return child_.invoke(std::move(start));
+      }
       // The parent's stream is listening: run the child streamed and hand its updates and
       // debug events up, named "parent/child". Its values are the child's state, which the
-      // parent's events cannot carry.
+      // parent's events cannot carry. Its custom events are the parent node's own emits.
       auto mode = static_cast<stream_mode>(static_cast<unsigned>(parent_stream->mode) & static_cast<unsigned>(forwarded));
-      return child_.stream(std::move(start), mode, [&](const event<child_state>& e) {
+      if constexpr (!std::is_void_v<custom>)
+        if (has_mode(parent_stream->mode, stream_mode::custom)) mode = mode | stream_mode::custom;
+      auto forward = [&](const event_for<child_state, std::remove_const_t<Ctx>>& e) {
+        if constexpr (!std::is_void_v<custom>) {
+          if (e.mode == stream_mode::custom) {
+            if (e.custom) context.emit(*e.custom);
+            return;
+          }
+        }
         parent_stream->events.push_back({e.mode, e.step, detail::intern(std::string(name) + "/" + std::string(e.node)),
                                          e.channels, e.phase, e.duration, e.error});
-      });
+      };
+      if constexpr (with_context) return child_.stream(std::move(start), mode, context, forward);
+      else return child_.stream(std::move(start), mode, forward);
     } catch (const node_error& e) {  // name the child's node as parent/child
       throw node_error(std::string(name) + "/" + std::string(e.node()), e.step(), e.cause());
     }

@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -91,6 +92,21 @@ inline thread_id subgraph_thread(const thread_id& thread, std::string_view ns) {
   return thread_id{thread.value + "|" + std::string(ns)};
 }
 
+// A subgraph's checkpoints by namespace (LangGraph's checkpoint_ns): the path of subgraph
+// nodes from the app's graph down, `sg::checkpoint_ns<review, check>` for "review/check".
+template <class... SubgraphNodes>
+struct checkpoint_ns_t {};
+template <class... SubgraphNodes>
+inline constexpr checkpoint_ns_t<SubgraphNodes...> checkpoint_ns{};
+
+// A subgraph paused inside a checkpoint's step: its namespace and the checkpoint of its own
+// (under subgraph_thread(thread, ns)) that a resume continues from.
+struct subgraph_checkpoint {
+  std::string ns;
+  std::int64_t checkpoint_id = no_checkpoint;
+  friend bool operator==(const subgraph_checkpoint&, const subgraph_checkpoint&) = default;
+};
+
 // One checkpoint as the app reads it back.
 template <class State>
 struct snapshot {
@@ -102,6 +118,9 @@ struct snapshot {
   checkpoint_source source = checkpoint_source::loop;
   std::vector<interrupt_info> interrupts;  // pending dynamic interrupts
   bool failed = false;                     // the step after this checkpoint failed
+  // The subgraphs paused inside this checkpoint's step, at any depth, outermost first (as
+  // LangGraph's get_state(config, subgraphs=True)); read each with get_state(thread, checkpoint_ns<...>).
+  std::vector<subgraph_checkpoint> subgraphs;
 };
 
 template <class Node>
@@ -233,6 +252,15 @@ struct durable_stream_session {
   }
 };
 
+// Where a subgraph's checkpoint is, as seen from a checkpoint of the run above it.
+struct ns_place {
+  std::string ns;                          // "review/check"
+  std::int64_t checkpoint = no_checkpoint;  // the subgraph's checkpoint (none if it never ran)
+  bool recorded = false;                   // the checkpoint above records it (paused there)
+  std::string row_thread, row_task;         // where that record is: thread, checkpoint, task
+  std::int64_t row_checkpoint = no_checkpoint;
+  std::int32_t next_row = 0;               // the index a newer record takes
+};
 template <class N>
 concept subgraph_node = requires(const N& n) {
   typename N::child_app;
@@ -393,7 +421,10 @@ class durable_app {
   state_type resume(const thread_id& thread, checkpoint_id from, Ctx& context, const run_config& config = {}) const {
     runner r(*this, thread.value, config.durability);
     r.load(fetch(thread, from));
-    r.fork_here(from.value);
+    if constexpr (has_subgraphs)
+      r.fork_with_pending(from.value, true);  // a subgraph paused there continues from its checkpoint of then
+    else
+      r.fork_here(from.value);
     return r.run(context, config, true);
   }
   // Answers the one pending interrupt: the interrupted node runs again and its sg::interrupt
@@ -502,6 +533,64 @@ class durable_app {
     }
   }
 
+  // ---- a subgraph's checkpoints, by namespace (checkpoint_ns<node, ...>) ---------------
+  // The subgraph's checkpoint that the thread's latest checkpoint records for it (where it
+  // paused, or what update_state made of it since), else the latest of its own thread;
+  // nullopt if it never ran. A snapshot of the child's state type.
+  template <class First, class... Path>  // a first node: `get_state(t, {})` is a checkpoint id
+  auto get_state(const thread_id& thread, checkpoint_ns_t<First, Path...>) const {
+    return at_ns<First, Path...>(thread.value, {}, head_of(thread.value), [&](const auto& d, const detail::ns_place& p) {
+      std::optional<snapshot<typename std::remove_cvref_t<decltype(d)>::state_type>> out;
+      if (p.checkpoint != no_checkpoint) out = d.read_ns(thread.value, p.ns, checkpoint_id{p.checkpoint});
+      return out;
+    });
+  }
+  // One checkpoint of the subgraph's own, by id (history lists them).
+  template <class First, class... Path>
+  auto get_state(const thread_id& thread, checkpoint_ns_t<First, Path...>, checkpoint_id id) const {
+    return at_ns<First, Path...>(thread.value, {}, no_checkpoint, [&](const auto& d, const detail::ns_place& p) {
+      return d.read_ns(thread.value, p.ns, id);
+    });
+  }
+  // The subgraph's checkpoints, newest first: every run of it on this thread.
+  template <class First, class... Path>
+  auto history(const thread_id& thread, checkpoint_ns_t<First, Path...>, list_options options = {}) const {
+    return at_ns<First, Path...>(thread.value, {}, no_checkpoint, [&](const auto& d, const detail::ns_place& p) {
+      std::vector<snapshot<typename std::remove_cvref_t<decltype(d)>::state_type>> out;
+      for (const auto& info : store_->list(subgraph_thread(thread, p.ns).value, options))
+        out.push_back(d.read_ns(thread.value, p.ns, checkpoint_id{info.id}));
+      return out;
+    });
+  }
+  // Writes `update` into the subgraph's checkpoint that get_state(thread, ns) reads, as if
+  // the child's node `Node` had written it; Node's successors run next in the child. If the
+  // subgraph is paused, the thread's latest checkpoint then records the new checkpoint, and
+  // resuming continues the child from it (its interrupts there are gone: the child runs
+  // Node's successors). Returns the new checkpoint's id (in the subgraph's thread).
+  template <class First, class... Path, class Node, class... E>
+  std::int64_t update_state(const thread_id& thread, checkpoint_ns_t<First, Path...>, patch<E...> update, as_node_t<Node>) {
+    static_assert(detail::update_fits<Node, patch<E...>>(), "stategraph: see the rule above");
+    return at_ns<First, Path...>(thread.value, {}, head_of(thread.value), [&](const auto& d, const detail::ns_place& p) {
+      using child = typename std::remove_cvref_t<decltype(d)>::analysis_type;
+      static_assert(child::template index<Node>::value != detail::none,
+                    "stategraph: update_state in a subgraph writes as a node of that subgraph's graph");
+      if (p.checkpoint == no_checkpoint)
+        throw checkpoint_error("stategraph: subgraph '" + p.ns + "' of thread '" + thread.value +
+                               "' has no checkpoint; nothing was changed");
+      if (p.recorded) {  // the record is rewritten where it is, so that must still be its thread's head
+        const auto head = head_of(p.row_thread);
+        if (head != p.row_checkpoint) throw conflict_error(p.row_thread, p.row_checkpoint, head);
+      }
+      const std::int64_t id = d.update_ns(thread.value, p.ns, p.checkpoint, std::move(update), child::template index<Node>::value);
+      if (p.recorded) {
+        const std::string record = paused_record(id);
+        const pending_write_put row{p.row_task, p.next_row, "__subgraph__", record};
+        store_->put_writes(p.row_thread, p.row_checkpoint, std::span<const pending_write_put>(&row, 1));
+      }
+      return id;
+    });
+  }
+
   bool delete_thread(const thread_id& thread) {
     heads_->drop(thread.value);
     return store_->delete_thread(thread.value);
@@ -518,6 +607,58 @@ class durable_app {
   static constexpr bool has_subgraphs = []<std::size_t... I>(std::index_sequence<I...>) {
     return (detail::subgraph_node<typename A::template node<I>> || ...);
   }(std::make_index_sequence<A::size>{});
+
+  std::int64_t head_of(const std::string& store_thread) const {
+    const auto head = store_->list(store_thread, list_options{.before = std::nullopt, .limit = 1});
+    return head.empty() ? no_checkpoint : head.front().id;
+  }
+  static std::string paused_record(std::int64_t child_checkpoint) {
+    return "{\"checkpoint\":" + std::to_string(child_checkpoint) + "}";
+  }
+  // The checkpoint of the subgraph at the end of the path (First, Rest...), from checkpoint
+  // `here` of this app's run under `ns` (none: look no record up); `f(child app, place)`.
+  template <class First, class... Rest, class F>
+  decltype(auto) at_ns(const std::string& root, const std::string& ns, std::int64_t here, F&& f) const {
+    constexpr std::size_t I = A::template index<First>::value;
+    static_assert(I != detail::none, "stategraph: checkpoint_ns names a node that is not in the graph");
+    if constexpr (I != detail::none) {
+      using N = typename A::template node<I>;
+      static_assert(detail::subgraph_node<N>, "stategraph: checkpoint_ns names a node that is not a subgraph");
+      using child_durable = durable_app<typename N::child_app, Store, detail::mp_list<>, detail::mp_list<>>;
+      child_durable d(app_.template node_instance<I>().child(), *store_);
+      detail::ns_place p;
+      const std::string name(App::node_names[I]);
+      p.ns = ns.empty() ? name : ns + "/" + name;
+      p.row_thread = ns.empty() ? root : subgraph_thread(thread_id{root}, ns).value;
+      p.row_checkpoint = here;
+      p.row_task = name + "#subgraph";
+      if (here != no_checkpoint)
+        for (const auto& w : store_->pending_writes(p.row_thread, here)) {
+          if (w.task != p.row_task || w.index < p.next_row) continue;
+          p.recorded = true;
+          p.next_row = w.index + 1;
+          p.checkpoint = runner::recorded_checkpoint(w.value);
+        }
+      if (p.checkpoint <= 0) p.checkpoint = head_of(subgraph_thread(thread_id{root}, p.ns).value);
+      if constexpr (sizeof...(Rest) == 0)
+        return f(d, p);
+      else
+        return d.template at_ns<Rest...>(root, p.ns, p.checkpoint, std::forward<F>(f));
+    }
+  }
+  // A subgraph's checkpoint read as its run sees it (interrupt ids and paths with its namespace).
+  snapshot<S> read_ns(const std::string& root, const std::string& ns, checkpoint_id id) const {
+    auto c = fetch(subgraph_thread(thread_id{root}, ns), id);
+    return read_snapshot(thread_id{root}, c, head_of(subgraph_thread(thread_id{root}, ns).value) == c.id, ns);
+  }
+  template <class... E>
+  std::int64_t update_ns(const std::string& root, const std::string& ns, std::int64_t at, patch<E...>&& update,
+                         std::size_t node) const {
+    runner r(*this, root, durability::sync, nullptr, ns);
+    r.load(fetch(thread_id{r.thread}, checkpoint_id{at}));
+    if (head_of(r.thread) != at) r.fork_with_pending(at, false);  // an older checkpoint: a new branch from it
+    return r.update(std::move(update), node);
+  }
 
   template <class Runner>
   void start_stream(Runner& r, state_type&& input, const thread_id& thread) const {
@@ -574,12 +715,14 @@ class durable_app {
 
   // A subgraph's pending interrupts are its latest checkpoint's: only the thread's head lists
   // them (an older checkpoint's paused subgraph has gone on since).
-  snapshot<S> read_snapshot(const thread_id& thread, const stored_checkpoint& c, bool head) const {
-    runner r(*this, thread.value);
+  snapshot<S> read_snapshot(const thread_id& thread, const stored_checkpoint& c, bool head,
+                            const std::string& ns = {}) const {
+    runner r(*this, thread.value, durability::sync, nullptr, ns);
     r.load(c);
     r.load_pending();
-    if (!head) r.paused_children = {};
     snapshot<S> s;
+    if constexpr (has_subgraphs) r.collect_paused(s.subgraphs);
+    if (!head) r.paused_children = {};
     s.values = r.state;
     for (std::size_t i = 0; i < A::size; ++i)
       if (r.at.active.test(i)) s.next.emplace_back(App::node_names[i]);
@@ -749,6 +892,10 @@ class durable_app {
                                 interrupt_id(node, static_cast<std::size_t>(w.index))});
         } else if (kind == "subgraph") {
           paused_children.set(i);
+          if (w.index >= paused_row[i]) {  // the newest record says where the child continues
+            paused_row[i] = w.index + 1;
+            paused_at[i] = at_field(where, field, [&] { return recorded_checkpoint(w.value); });
+          }
         } else if (kind == "resume") {
           // Parsed here only to refuse a corrupt answer before anything runs; the node decodes it.
           at_field(where, field, [&] { (void)detail::parse_or_throw(w.value, "a resume value"); });
@@ -824,26 +971,95 @@ class durable_app {
     }
 
     // ---- subgraphs ---------------------------------------------------------------------
+    // A `#subgraph` record's value: the child's checkpoint to continue from; 0 (its thread's
+    // latest) for a record that names none.
+    static std::int64_t recorded_checkpoint(const std::string& value) {
+      const auto j = detail::parse_or_throw(value, "a subgraph's record");
+      if (j.is_null()) return 0;
+      if (j.is_object() && j.contains("checkpoint") && j["checkpoint"].is_number_integer() &&
+          j["checkpoint"].template get<std::int64_t>() >= 1)
+        return j["checkpoint"].template get<std::int64_t>();
+      throw checkpoint_error("stategraph: names no checkpoint of the subgraph");
+    }
+    // A fork from checkpoint `from`, which this runner has loaded, that keeps the pauses
+    // pending there: its interrupts and the subgraphs paused inside (or only the latter),
+    // each subgraph at its first record, where it paused when the step after `from` first
+    // ran. Answers, kept results and newer records are not kept: they came after, so the
+    // answered nodes ask again, as after a fork of the app.
+    void fork_with_pending(std::int64_t from, bool subgraphs_only) {
+      fork_here(from);
+      carry_pending(from, subgraphs_only);
+    }
+    void carry_pending(std::int64_t from, bool subgraphs_only) {
+      const auto rows = self.store_->pending_writes(thread, from);
+      std::vector<pending_write_put> kept;
+      std::vector<std::int32_t> first;  // per kept row, the index it had
+      for (const auto& w : rows) {
+        const auto hash = w.task.rfind('#');
+        const std::string_view kind = hash == std::string::npos ? std::string_view{} : std::string_view(w.task).substr(hash + 1);
+        if (kind == "subgraph") {  // the record with the lowest index, written as the fork's first
+          auto it = std::find_if(kept.begin(), kept.end(), [&](const pending_write_put& k) { return k.task == w.task; });
+          if (it == kept.end()) {
+            kept.push_back({w.task, 0, w.channel, w.value});
+            first.push_back(w.index);
+          } else if (auto& at = first[static_cast<std::size_t>(it - kept.begin())]; w.index < at) {
+            it->value = w.value;
+            at = w.index;
+          }
+        } else if (!subgraphs_only && kind == "interrupt") {
+          kept.push_back({w.task, w.index, w.channel, w.value});
+          first.push_back(w.index);
+        }
+      }
+      if (kept.empty()) return;
+      settle();  // the fork's checkpoint is committed: the writes go to it
+      self.store_->put_writes(thread, parent, kept);
+      load_pending();
+    }
+    // The subgraphs paused inside this run's step, and those inside them, outermost first.
+    void collect_paused(std::vector<subgraph_checkpoint>& out) const {
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (detail::subgraph_node<node_type<I>>) {
+          if (!paused_children.test(I) || results[I]) return;
+          using child_durable = durable_app<typename node_type<I>::child_app, Store, detail::mp_list<>, detail::mp_list<>>;
+          child_durable d(self.app_.template node_instance<I>().child(), *self.store_);
+          typename child_durable::runner r(d, root, durability::sync, nullptr, child_ns<I>());
+          // Absent when the store's thread names are not this run's: an app of a child graph
+          // reading a subgraph's thread directly does not see the subgraphs inside it.
+          const auto c = self.store_->get(r.thread, paused_at[I] > 0 ? paused_at[I] : d.head_of(r.thread));
+          if (!c) return;
+          out.push_back({child_ns<I>(), c->id});
+          r.load(*c);
+          r.load_pending();
+          r.collect_paused(out);
+        }
+      });
+    }
     // Node I's subgraph, run checkpointed under its namespace. A child that paused in this
     // step's earlier attempt continues from its latest checkpoint (its interrupted nodes
     // run again, its finished ones do not); otherwise the child starts anew, continuing its
     // thread's history. A pause inside pauses node I (interrupt_signal::in_subgraph).
-    template <std::size_t I, class CA>
-    typename CA::state_type run_child(const CA& app, typename CA::state_type start) const {
+    template <std::size_t I, class CA, class Ctx>
+    typename CA::state_type run_child(const CA& app, typename CA::state_type start, Ctx& context) const {
       using child_durable = durable_app<CA, Store, detail::mp_list<>, detail::mp_list<>>;
       child_durable d(app, *self.store_);
       typename child_durable::runner r(d, root, durability::sync, nullptr, child_ns<I>());
       const bool resuming = paused_children.test(I);
-      if (resuming) {
-        r.load(d.fetch_latest(thread_id{r.thread}));
-        r.load_pending();
+      if (resuming) {  // from the checkpoint the parent's record names: the child's head, or an older one (a fork)
+        const std::int64_t head = d.head_of(r.thread);
+        const std::int64_t from = paused_at[I] > 0 ? paused_at[I] : head;
+        r.load(d.fetch(thread_id{r.thread}, checkpoint_id{from}));
+        if (from == head)
+          r.load_pending();
+        else
+          r.fork_with_pending(from, false);
       } else {
         auto latest = self.store_->get(r.thread);
         if (latest) r.load(*latest);
         r.restart(std::move(start), latest ? latest->id : no_checkpoint);
       }
-      run_context ctx;
-      auto out = r.run(ctx, config_now ? *config_now : run_config{}, resuming);
+      auto out = r.run(context, config_now ? *config_now : run_config{}, resuming);
+      stopped_at[I] = r.parent;
       if (r.at.any()) throw interrupt_signal{{}, 0, true};
       return out;
     }
@@ -934,6 +1150,7 @@ class durable_app {
       if (!skip_before && scheduled().intersects(before_set)) return false;
       skip_before = false;
       config_now = &config;
+      if constexpr (has_subgraphs) bind_children(context);
       auto ran = scheduled();
       last_ran = ran;
       try {
@@ -947,6 +1164,7 @@ class durable_app {
       for (auto& r : resumes) r.clear();
       interrupts.clear();
       paused_children = {};
+      if constexpr (has_subgraphs) paused_row = {};
       return !(ran.intersects(after_set) && at.any());
     }
 
@@ -994,21 +1212,26 @@ class durable_app {
       std::vector<pending_write_put> rows;
       std::vector<std::string> tasks;
       std::vector<interrupt_signal> signals;
+      std::vector<std::size_t> nodes;
       for (std::size_t i = 0; i < A::size; ++i) {
         if (!failures[i] || waits(i)) continue;  // a waiting node's interrupt is stored already
         try {
           std::rethrow_exception(failures[i]);
         } catch (const interrupt_signal& s) {
           signals.push_back(s);
+          nodes.push_back(i);
           tasks.push_back(std::string(App::node_names[i]) + (s.in_subgraph ? "#subgraph" : "#interrupt"));
         } catch (...) {
         }
       }
+      std::vector<std::string> records(signals.size());  // rows point into them
       for (std::size_t k = 0; k < signals.size(); ++k) {
-        if (signals[k].in_subgraph)
-          rows.push_back({tasks[k], 0, "__subgraph__", "null"});
-        else
+        if (signals[k].in_subgraph) {  // where the child stopped, in a record newer than any before
+          records[k] = paused_record(stopped_at[nodes[k]]);
+          rows.push_back({tasks[k], paused_row[nodes[k]], "__subgraph__", records[k]});
+        } else {
           rows.push_back({tasks[k], static_cast<std::int32_t>(signals[k].index), "__interrupt__", signals[k].payload});
+        }
       }
       self.store_->put_writes(thread, parent, rows);
     }
@@ -1042,16 +1265,37 @@ class durable_app {
     template <std::size_t I>
     using node_type = typename A::template node<I>;
 
+    // Runs node I's child with the context of the step that runs it (bind_children).
     template <std::size_t I>
     struct child_link final : detail::durable_child<typename node_type<I>::child_app> {
       using child_app = typename node_type<I>::child_app;
+      using child_state = typename child_app::state_type;
+      using run_fn = child_state (*)(const runner_of&, const child_app&, child_state, void*);
       explicit child_link(const runner_of& r) : owner(r) {}
       std::string_view node() const noexcept override { return App::node_names[I]; }
-      typename child_app::state_type run(const child_app& app, typename child_app::state_type start) const override {
-        return owner.template run_child<I>(app, std::move(start));
+      child_state run(const child_app& app, child_state start) const override {
+        return with(owner, app, std::move(start), context);
+      }
+      template <class Ctx>
+      static child_state run_with(const runner_of& r, const child_app& app, child_state start, void* context) {
+        return r.template run_child<I>(app, std::move(start), *static_cast<Ctx*>(context));
       }
       const runner_of& owner;
+      mutable run_fn with = nullptr;
+      mutable void* context = nullptr;
     };
+    // The context a step's subgraph nodes hand their children: the run's own, whatever its type.
+    template <class Ctx>
+    void bind_children(Ctx& context) const {
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (detail::subgraph_node<node_type<I>>) {
+          const auto* link = static_cast<const child_link<I>*>(
+              static_cast<const detail::durable_child<typename node_type<I>::child_app>*>(child_links[I]));
+          link->with = &child_link<I>::template run_with<Ctx>;
+          link->context = const_cast<void*>(static_cast<const void*>(&context));
+        }
+      });
+    }
     template <std::size_t I>
     std::string child_ns() const {
       return ns.empty() ? std::string(App::node_names[I]) : ns + "/" + std::string(App::node_names[I]);
@@ -1081,9 +1325,9 @@ class durable_app {
           using child_durable = durable_app<typename node_type<I>::child_app, Store, detail::mp_list<>, detail::mp_list<>>;
           child_durable d(self.app_.template node_instance<I>().child(), *self.store_);
           typename child_durable::runner r(d, root, durability::sync, nullptr, child_ns<I>());
-          auto latest = self.store_->get(r.thread);
-          if (!latest) return;
-          r.load(*latest);
+          const auto c = self.store_->get(r.thread, paused_at[I] > 0 ? paused_at[I] : d.head_of(r.thread));
+          if (!c) return;  // as in collect_paused
+          r.load(*c);
           r.load_pending();
           for (auto& o : r.collect_open()) out.push_back({std::move(o.info), std::move(o.thread), o.checkpoint});
         }
@@ -1329,6 +1573,9 @@ class durable_app {
     std::array<std::vector<std::string>, A::size> resumes{};         // answers to interrupts
     std::vector<interrupt_info> interrupts;
     typename A::set paused_children{};  // subgraph nodes paused inside in this step's last attempt
+    std::array<std::int64_t, A::size> paused_at{};   // the child checkpoint each one's record names (0: latest)
+    std::array<std::int32_t, A::size> paused_row{};  // the index of a newer record
+    mutable std::array<std::int64_t, A::size> stopped_at{};  // where each child's run of this step stopped
     std::array<const void*, A::size> child_links{};  // runner::child_run
     std::vector<std::shared_ptr<const void>> owned_links;
     const run_config* config_now = nullptr;

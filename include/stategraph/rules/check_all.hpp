@@ -132,6 +132,11 @@ constexpr bool check_seam() {
   if constexpr (!seam_provided<N, Ctx>) {
     (void)SG012_context_does_not_provide_the_seam<Name, typename node_traits<N>::seam, Ctx>{};
     return false;
+  } else if constexpr (!subgraph_seams_provided<Name, N, Ctx>) {
+    using found = typename detail::seam_search<Ctx>::template missing<Name, N>::type;
+    (void)SG012_context_does_not_provide_the_seam_in_a_subgraph<boost::mp11::mp_first<found>,
+                                                                 boost::mp11::mp_second<found>, Ctx>{};
+    return false;
   } else {
     return true;
   }
