@@ -956,18 +956,16 @@ class app {
     // the nodes that succeeded, and the step pauses (rather than fails) when the only
     // trouble was interrupts.
     std::size_t failed = A::size;
-    const std::exception_ptr* failure = nullptr;
     bool paused = false;
     for (std::size_t i = 0; i < A::size && failed == A::size; ++i)
       if (f.failures[i]) {
-        if (detail::is_interrupt(f.failures[i])) {
+        if (detail::is_interrupt(f.failures[i]))
           paused = true;
-        } else {
+        else
           failed = i;
-          failure = &f.failures[i];
-        }
       }
     // Send tasks fail or pause their step as nodes do (after the nodes, in node and send order).
+    [[maybe_unused]] const std::exception_ptr* send_failure = nullptr;
     if constexpr (has_sends)
       if (failed == A::size)
         detail::for_each_index<A::size>([&]<std::size_t I>() {
@@ -978,13 +976,15 @@ class app {
                   paused = true;
                 } else {
                   failed = I;
-                  failure = &slot.failure;
+                  send_failure = &slot.failure;
                 }
               }
         });
     if (failed < A::size) {
       if constexpr (Observer::persists) observer.step_failed(step_no, at, f.results, f.failures, f.sent);
-      detail::fail_node(node_names[failed], step_no, *failure);
+      if constexpr (has_sends)
+        if (send_failure) detail::fail_node(node_names[failed], step_no, *send_failure);
+      detail::fail_node(node_names[failed], step_no, f.failures[failed]);
     }
     if (paused) {
       if constexpr (Observer::persists) {

@@ -79,6 +79,7 @@ void check_refused(App& app, const sg::thread_id& t) {
   CHECK_THROWS_AS(app.stream(with("again"), t, sg::stream_mode::updates), sg::thread_busy_error);
   CHECK_THROWS_AS(app.update_state(t, sg::write<&Work::log>(std::string("edit")), sg::as_node<after>),
                   sg::thread_busy_error);
+  CHECK_THROWS_AS(app.delete_thread(t), sg::thread_busy_error);
   try {
     app.invoke(with("again"), t);
     FAIL("not refused");

@@ -300,6 +300,49 @@ TEST_CASE_TEMPLATE("a send task paused inside a subgraph is answered by its id",
   CHECK(app.get_state(t)->interrupts.empty());
 }
 
+TEST_CASE_TEMPLATE("bad pending writes of send tasks are refused and change nothing", F, DURABLE_FIXTURES) {
+  reset();
+  F fx;
+  tampering_store<typename F::store_type> store(fx.store);
+  auto app = sg::compile<batch_graph>(sg::with_store(store));
+  const sg::thread_id t{"bad"};
+  app.invoke(input({1, 2}), t);
+  const auto id = app.get_state(t)->interrupts.at(0).id;
+  CHECK(id == "review_item[1]:0@2");
+  const auto before = fx.store.stats();
+  auto rename = [&](std::string from, std::string to) {
+    store.tamper_writes = [from, to](std::int64_t, std::vector<sg::pending_write>& writes) {
+      for (auto& w : writes)
+        if (w.task == from) w.task = to;
+    };
+  };
+
+  SUBCASE("a send task past the step's queue") {
+    rename("review_item[1]#interrupt", "review_item[7]#interrupt");
+    CHECK_THROWS_WITH_AS(app.get_state(t), doctest::Contains("names send task 7 of a step that sends 2"),
+                         sg::checkpoint_error);
+    CHECK_THROWS_AS(app.resume(t, sg::answers{{id, "yes"}}), sg::checkpoint_error);
+  }
+  SUBCASE("a send task of a node that is sent nothing") {
+    rename("review_item[0]#result", "side2[0]#result");
+    CHECK_THROWS_WITH_AS(app.resume(t, sg::answers{{id, "yes"}}), doctest::Contains("names send task 0"),
+                         sg::checkpoint_error);
+  }
+  SUBCASE("a kept send result that does not decode") {
+    store.tamper_writes = [](std::int64_t, std::vector<sg::pending_write>& writes) {
+      for (auto& w : writes)
+        if (w.task == "review_item[0]#result") w.value = R"({"update": [1, 2]})";
+    };
+    // Decoded before any task runs (on the calling thread, on either executor).
+    CHECK_THROWS_WITH_AS(app.resume(t), doctest::Contains("review_item[0]#result"), sg::checkpoint_error);
+  }
+  CHECK(fx.store.stats() == before);
+  CHECK(item_runs[1] == 1);
+  CHECK(item_runs[2] == 1);
+  store.tamper_writes = nullptr;
+  CHECK(app.resume(t, sg::answers{{id, "yes"}}).log == strings{"side", "side2", "item1:auto", "item2:yes", "approved=2"});
+}
+
 TEST_CASE("a send task's interrupt without a store fails the run with sg::error") {
   reset();
   auto app = sg::compile<batch_graph>();

@@ -583,6 +583,7 @@ class durable_app {
   }
 
   bool delete_thread(const thread_id& thread) {
+    const auto running = claim(thread.value);
     heads_->drop(thread.value);
     return store_->delete_thread(thread.value);
   }
@@ -829,7 +830,7 @@ class durable_app {
           results[i] = at_field(where, field, [&] { return detail::parse_or_throw(w.value, "a pending write"); });
         } else if (kind == "interrupt") {
           interrupts.push_back({node, static_cast<std::size_t>(w.index), w.value, ns,
-                                interrupt_id(node, static_cast<std::size_t>(w.index))});
+                                interrupt_id(node, static_cast<std::size_t>(w.index)), std::nullopt, {}});
         } else if (kind == "subgraph") {
           paused_children.set(i);
         } else if (kind == "resume") {
