@@ -765,15 +765,41 @@ class app {
     if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) {
       [[maybe_unused]] auto custom = detail::custom_scope(f.observer, I);
       auto& slot = detail::slot_at<I>(f.sent)[k];
-      try {
-        slot.result.emplace(detail::deferred{[&] {
-          return detail::call_send(detail::slot_at<I>(f.self.nodes_), f.state, std::get<I>(f.queues)[k], f.context,
-                                   f.config);
-        }});
-      } catch (...) {
-        slot.failure = std::current_exception();
+      auto call = [&] {
+        try {
+          slot.result.emplace(detail::deferred{[&] {
+            return detail::call_send(detail::slot_at<I>(f.self.nodes_), f.state, std::get<I>(f.queues)[k], f.context,
+                                     f.config);
+          }});
+        } catch (...) {
+          slot.failure = std::current_exception();
+        }
+      };
+      if constexpr (Observer::persists) {
+        // Restored, or still waiting on its interrupt (restore_sends): not run again. The
+        // scope is where sg::interrupt finds this task's answers.
+        if (slot.result || slot.failure) return;
+        detail::task_scope scope{I, f.observer.send_resume_values(I, k), 0, nullptr};
+        detail::task_scope_guard guard(&scope);
+        call();
+      } else {
+        call();
       }
     }
+  }
+  // A persisting observer's kept results of send tasks, put back into their slots before any
+  // task runs, and the send tasks whose interrupts are unanswered, marked paused.
+  template <class Ctx, class Observer>
+  static void restore_sends(frame<Ctx, Observer>& f) {
+    detail::for_each_index<A::size>([&]<std::size_t I>() {
+      if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>) {
+        auto& slots = detail::slot_at<I>(f.sent);
+        slots.resize(std::get<I>(f.queues).size());
+        for (std::size_t k = 0; k < slots.size(); ++k)
+          if (!f.observer.template restore_send<I>(k, slots[k].result) && f.observer.send_waits(I, k))
+            slots[k].failure = detail::unanswered_interrupt();
+      }
+    });
   }
 
   // Runs the step's tasks: on the sequential executor in node order, each node through a
@@ -922,6 +948,7 @@ class app {
             }
           }
       });
+      if constexpr (has_sends) restore_sends(f);
     }
     run_tasks<Ctx, Observer>(at.active, f);
     if constexpr (Observer::streams) observer.tasks(step_no, at.active, f.failures, f.took, f.children);
@@ -937,24 +964,36 @@ class app {
         else
           failed = i;
       }
+    // Send tasks fail or pause their step as nodes do (after the nodes, in node and send order).
+    [[maybe_unused]] const std::exception_ptr* send_failure = nullptr;
+    if constexpr (has_sends)
+      if (failed == A::size)
+        detail::for_each_index<A::size>([&]<std::size_t I>() {
+          if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>)
+            for (auto& slot : detail::slot_at<I>(f.sent))
+              if (slot.failure && failed == A::size) {
+                if (detail::is_interrupt(slot.failure)) {
+                  paused = true;
+                } else {
+                  failed = I;
+                  send_failure = &slot.failure;
+                }
+              }
+        });
     if (failed < A::size) {
-      if constexpr (Observer::persists) observer.step_failed(step_no, at, f.results, f.failures);
+      if constexpr (Observer::persists) observer.step_failed(step_no, at, f.results, f.failures, f.sent);
+      if constexpr (has_sends)
+        if (send_failure) detail::fail_node(node_names[failed], step_no, *send_failure);
       detail::fail_node(node_names[failed], step_no, f.failures[failed]);
     }
     if (paused) {
       if constexpr (Observer::persists) {
-        observer.step_paused(step_no, at, f.results, f.failures);
+        observer.step_paused(step_no, at, f.results, f.failures, f.sent);
         throw detail::paused_step{};
       } else {
         throw error(detail::no_store_for_interrupt);
       }
     }
-    if constexpr (has_sends)
-      detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if constexpr (!std::is_same_v<queue_t<I>, detail::no_queue>)
-          for (auto& slot : detail::slot_at<I>(f.sent))
-            if (slot.failure) detail::fail_node(node_names[I], step_no, slot.failure);
-      });
 
     gathered<Observer> g{state, observer, at.active, step_no};
     if constexpr (Observer::persists) observer.before_merge(state);

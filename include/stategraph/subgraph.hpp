@@ -84,7 +84,7 @@ struct delta_of {
       if (after.size() <= before.size()) return std::nullopt;
       return V(after.begin() + static_cast<std::ptrdiff_t>(before.size()), after.end());
     } else {
-      if constexpr (std::equality_comparable<V>)
+      if constexpr (comparable<V>)
         if (after == before) return std::nullopt;
       if constexpr (by_reducer) return op::delta(before, after);
       else return type{after};

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <deque>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -25,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -46,6 +48,10 @@ struct interrupt_info {
   // holds (path, index, the checkpoint its step started from), so it stays the same until
   // the interrupt is answered.
   std::string id;
+  // When the node ran as the target of an sg::send: which of the step's sends to it paused
+  // (its position in the queue; the id names it "node[k]"), and that send's payload (JSON text).
+  std::optional<std::size_t> send{};
+  std::string send_payload{};
   std::string path() const { return ns.empty() ? node : ns + "/" + node; }
 };
 
@@ -83,6 +89,24 @@ class interrupt_id_error : public checkpoint_error {
 class ambiguous_resume_error : public checkpoint_error {
  public:
   using checkpoint_error::checkpoint_error;
+};
+
+// An invoke, resume, stream or update_state of a thread that this app (or a copy of it) is
+// running already: an earlier call has not returned, or a streamed range of it has not
+// finished and is still alive. Refused before anything runs or is read; the first run goes
+// on undisturbed. (Another app or process on the same store is told at commit time, with
+// sg::conflict_error.)
+class thread_busy_error : public error {
+ public:
+  explicit thread_busy_error(std::string thread)
+      : error("stategraph: thread '" + thread +
+              "' is already running in this app (a run or a stream of it has not finished); "
+              "nothing was run or written"),
+        thread_(std::move(thread)) {}
+  const std::string& thread() const noexcept { return thread_; }
+
+ private:
+  std::string thread_;
 };
 
 // The thread a subgraph's checkpoints are stored under: the run's thread and the
@@ -185,6 +209,49 @@ concept user_context = !std::is_same_v<std::remove_const_t<Ctx>, run_config> &&
 }  // namespace detail
 
 namespace detail {
+// The threads an app is running now, shared by its copies.
+class running_threads {
+ public:
+  bool claim(const std::string& thread) {
+    std::lock_guard lock(mutex_);
+    return threads_.insert(thread).second;
+  }
+  void release(const std::string& thread) noexcept {
+    std::lock_guard lock(mutex_);
+    threads_.erase(thread);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_set<std::string> threads_;
+};
+// Holds a thread as running from its construction (thread_busy_error if it is already) until
+// it is released or destroyed.
+class thread_claim {
+ public:
+  thread_claim(std::shared_ptr<running_threads> running, std::string thread)
+      : running_(std::move(running)), thread_(std::move(thread)) {
+    if (!running_->claim(thread_)) {
+      running_.reset();
+      throw thread_busy_error(thread_);
+    }
+  }
+  thread_claim(thread_claim&& other) noexcept
+      : running_(std::move(other.running_)), thread_(std::move(other.thread_)) {}
+  thread_claim(const thread_claim&) = delete;
+  thread_claim& operator=(const thread_claim&) = delete;
+  thread_claim& operator=(thread_claim&&) = delete;
+  ~thread_claim() { release(); }
+  void release() noexcept {
+    if (running_) running_->release(thread_);
+    running_.reset();
+  }
+
+ private:
+  std::shared_ptr<running_threads> running_;
+  std::string thread_;
+};
+
 // The shared state of a streamed run on a thread that a range walks through step by step:
 // the run's runner, which hands each step to a streamer made for that step.
 template <class Durable>
@@ -199,9 +266,10 @@ struct durable_stream_session {
   using runner_type = typename Durable::template runner_of<stream_type>;
 
   durable_stream_session(const Durable& app, std::string thread, run_config c, stream_mode m)
-      : config(c), mode(m), runner(app, std::move(thread), c.durability, nullptr) {
+      : claim(app.claim(thread)), config(c), mode(m), runner(app, std::move(thread), c.durability, nullptr) {
     runner.mode = mode;
   }
+  thread_claim claim;  // the thread runs until the stream ends or the session is destroyed
   run_config config;
   stream_mode mode;
   typename Durable::run_context_type context{};
@@ -221,6 +289,7 @@ struct durable_stream_session {
     if constexpr (!rules::check_all<typename Durable::app_type::graph_type, typename Durable::analysis_type,
                                     typename Durable::run_context_type>()) {
       running = false;
+      claim.release();
     } else {
       with_stream([&](stream_type&) {
         try {
@@ -231,9 +300,13 @@ struct durable_stream_session {
             runner.settle();
           } catch (...) {
           }
+          claim.release();
           throw;
         }
-        if (!running) runner.settle();
+        if (!running) {
+          runner.settle();
+          claim.release();
+        }
       });
     }
   }
@@ -320,6 +393,7 @@ class durable_app {
   }
   template <detail::user_context Ctx>
   state_type invoke(state_type input, const thread_id& thread, Ctx& context, const run_config& config = {}) const {
+    const auto running = claim(thread.value);
     runner r(*this, thread.value, config.durability);
     if (!r.resume_cached()) {
       auto latest = store_->get(thread.value);
@@ -339,6 +413,7 @@ class durable_app {
   template <detail::user_context Ctx>
   state_type invoke(state_type input, const thread_id& thread, checkpoint_id from, Ctx& context,
                     const run_config& config = {}) const {
+    const auto running = claim(thread.value);
     runner r(*this, thread.value, config.durability);
     r.load(fetch(thread, from));
     r.apply_input(std::move(input), checkpoint_source::fork, from.value);
@@ -357,6 +432,7 @@ class durable_app {
     if constexpr (!rules::check_partial_input<state_type, patch<E...>>()) {
       return {};
     } else {
+      const auto running = claim(thread.value);
       runner r(*this, thread.value, config.durability);
       auto latest = store_->get(thread.value);
       if (latest) r.load(*latest);
@@ -375,6 +451,7 @@ class durable_app {
     if constexpr (!rules::check_partial_input<state_type, patch<E...>>()) {
       return {};
     } else {
+      const auto running = claim(thread.value);
       runner r(*this, thread.value, config.durability);
       r.load(fetch(thread, from));
       r.apply_partial(std::move(input), checkpoint_source::fork, from.value);
@@ -399,6 +476,7 @@ class durable_app {
   }
   template <detail::user_context Ctx>
   state_type resume(const thread_id& thread, Ctx& context, const run_config& config = {}) const {
+    const auto running = claim(thread.value);
     runner r(*this, thread.value, config.durability);
     r.load(fetch_latest(thread));
     r.load_pending();
@@ -419,6 +497,7 @@ class durable_app {
   }
   template <detail::user_context Ctx>
   state_type resume(const thread_id& thread, checkpoint_id from, Ctx& context, const run_config& config = {}) const {
+    const auto running = claim(thread.value);
     runner r(*this, thread.value, config.durability);
     r.load(fetch(thread, from));
     if constexpr (has_subgraphs)
@@ -436,6 +515,7 @@ class durable_app {
   }
   template <detail::resume_answer V, detail::user_context Ctx>
   state_type resume(const thread_id& thread, const V& value, Ctx& context, const run_config& config = {}) const {
+    const auto running = claim(thread.value);
     runner r(*this, thread.value, config.durability);
     r.load(fetch_latest(thread));
     r.load_pending();
@@ -459,6 +539,7 @@ class durable_app {
                     const run_config& config = {}) const {
     using event_t = event_for<state_type, Ctx>;
     auto sink = [&](event_t&& e) { callback(static_cast<const event_t&>(e)); };
+    const auto running = claim(thread.value);
     detail::streamer<S, A::size, decltype(sink), typename detail::custom_of<Ctx>::type> s{mode, App::node_names, sink};
     runner_of<decltype(s)> r(*this, thread.value, config.durability, &s);
     start_stream(r, std::move(input), thread);
@@ -491,6 +572,7 @@ class durable_app {
   }
   template <detail::user_context Ctx>
   state_type resume(const thread_id& thread, const answers& given, Ctx& context, const run_config& config = {}) const {
+    const auto running = claim(thread.value);
     runner r(*this, thread.value, config.durability);
     r.load(fetch_latest(thread));
     r.load_pending();
@@ -527,6 +609,7 @@ class durable_app {
     if constexpr (!detail::update_fits<Node, patch<E...>>()) {
       return 0;  // the rule's diagnostic is the one error
     } else {
+      const auto running = claim(thread.value);
       runner r(*this, thread.value);
       r.load(fetch_latest(thread));
       return r.update(std::move(update), analysis_type::template index<Node>::value);
@@ -569,29 +652,36 @@ class durable_app {
   // Node's successors). Returns the new checkpoint's id (in the subgraph's thread).
   template <class First, class... Path, class Node, class... E>
   std::int64_t update_state(const thread_id& thread, checkpoint_ns_t<First, Path...>, patch<E...> update, as_node_t<Node>) {
-    static_assert(detail::update_fits<Node, patch<E...>>(), "stategraph: see the rule above");
-    return at_ns<First, Path...>(thread.value, {}, head_of(thread.value), [&](const auto& d, const detail::ns_place& p) {
-      using child = typename std::remove_cvref_t<decltype(d)>::analysis_type;
-      static_assert(child::template index<Node>::value != detail::none,
-                    "stategraph: update_state in a subgraph writes as a node of that subgraph's graph");
-      if (p.checkpoint == no_checkpoint)
-        throw checkpoint_error("stategraph: subgraph '" + p.ns + "' of thread '" + thread.value +
-                               "' has no checkpoint; nothing was changed");
-      if (p.recorded) {  // the record is rewritten where it is, so that must still be its thread's head
-        const auto head = head_of(p.row_thread);
-        if (head != p.row_checkpoint) throw conflict_error(p.row_thread, p.row_checkpoint, head);
-      }
-      const std::int64_t id = d.update_ns(thread.value, p.ns, p.checkpoint, std::move(update), child::template index<Node>::value);
-      if (p.recorded) {
-        const std::string record = paused_record(id);
-        const pending_write_put row{p.row_task, p.next_row, "__subgraph__", record};
-        store_->put_writes(p.row_thread, p.row_checkpoint, std::span<const pending_write_put>(&row, 1));
-      }
-      return id;
-    });
+    if constexpr (!detail::update_fits<Node, patch<E...>>()) {
+      return 0;  // the rule's diagnostic is the one error
+    } else {
+      const auto running = claim(thread.value);
+      const auto at = head_of(thread.value);
+      return at_ns<First, Path...>(thread.value, {}, at, [&](const auto& d, const detail::ns_place& p) {
+        using child = typename std::remove_cvref_t<decltype(d)>::analysis_type;
+        static_assert(child::template index<Node>::value != detail::none,
+                      "stategraph: update_state in a subgraph writes as a node of that subgraph's graph");
+        if (p.checkpoint == no_checkpoint)
+          throw checkpoint_error("stategraph: subgraph '" + p.ns + "' of thread '" + thread.value +
+                                 "' has no checkpoint; nothing was changed");
+        if (p.recorded) {  // the record is rewritten where it is, so that must still be its thread's head
+          const auto head = head_of(p.row_thread);
+          if (head != p.row_checkpoint) throw conflict_error(p.row_thread, p.row_checkpoint, head);
+        }
+        const std::int64_t id =
+            d.update_ns(thread.value, p.ns, p.checkpoint, std::move(update), child::template index<Node>::value);
+        if (p.recorded) {
+          const std::string record = paused_record(id);
+          const pending_write_put row{p.row_task, p.next_row, "__subgraph__", record};
+          store_->put_writes(p.row_thread, p.row_checkpoint, std::span<const pending_write_put>(&row, 1));
+        }
+        return id;
+      });
+    }
   }
 
   bool delete_thread(const thread_id& thread) {
+    const auto running = claim(thread.value);
     heads_->drop(thread.value);
     return store_->delete_thread(thread.value);
   }
@@ -659,6 +749,9 @@ class durable_app {
     if (head_of(r.thread) != at) r.fork_with_pending(at, false);  // an older checkpoint: a new branch from it
     return r.update(std::move(update), node);
   }
+  // Marks the thread as running in this app for as long as the claim lives (thread_busy_error
+  // if it is already).
+  detail::thread_claim claim(const std::string& thread) const { return {running_, thread}; }
 
   template <class Runner>
   void start_stream(Runner& r, state_type&& input, const thread_id& thread) const {
@@ -880,16 +973,21 @@ class durable_app {
       for (auto& w : self.store_->pending_writes(thread, parent)) {
         const std::string field = "pending write '" + w.task + "'";
         const auto split = split_task(w.task);  // not a structured binding: Clang 14 cannot capture one
-        const std::string& node = split.first;
+        const auto task = split_send(split.first);
+        const std::string& node = task.first;
         const std::string& kind = split.second;
         std::size_t i = at_field(where, field, [&] { return node_index(node); });
         if (w.index < 0 || w.index > max_interrupts)
           throw corrupt(where, field, "has index " + std::to_string(w.index) + ", out of range");
+        if (task.second) {
+          load_pending_send(where, field, w, i, *task.second, kind);
+          continue;
+        }
         if (kind == "result") {
           results[i] = at_field(where, field, [&] { return detail::parse_or_throw(w.value, "a pending write"); });
         } else if (kind == "interrupt") {
           interrupts.push_back({node, static_cast<std::size_t>(w.index), w.value, ns,
-                                interrupt_id(node, static_cast<std::size_t>(w.index))});
+                                interrupt_id(node, static_cast<std::size_t>(w.index)), std::nullopt, {}});
         } else if (kind == "subgraph") {
           paused_children.set(i);
           if (w.index >= paused_row[i]) {  // the newest record says where the child continues
@@ -907,7 +1005,10 @@ class durable_app {
         }
       }
       // An interrupt already answered is no longer open.
-      std::erase_if(interrupts, [&](const interrupt_info& in) { return in.index < resumes[node_index(in.node)].size(); });
+      std::erase_if(interrupts, [&](const interrupt_info& in) {
+        const auto* answered = in.send ? send_resume_values(node_index(in.node), *in.send) : &resumes[node_index(in.node)];
+        return answered && in.index < answered->size();
+      });
     }
 
     // The nodes the next step runs: the active ones and the targets of queued sends.
@@ -932,7 +1033,8 @@ class durable_app {
       return out;
     }
     bool has_failed_writes() const {
-      return std::any_of(results.begin(), results.end(), [](const auto& r) { return r.has_value(); });
+      return !send_results.empty() ||
+             std::any_of(results.begin(), results.end(), [](const auto& r) { return r.has_value(); });
     }
 
     void answer_interrupts(const std::string& value) {
@@ -1087,7 +1189,7 @@ class durable_app {
         using F = field_type_t<S, I>;
         using V = typename channel_traits<F>::value_type;
         if constexpr (channel_traits<F>::kind != channel_kind::accumulator) {
-          if constexpr (std::equality_comparable<V>) {
+          if constexpr (detail::comparable<V>) {
             if (!(channel_traits<F>::value(detail::field<I>(state)) == channel_traits<F>::value(detail::field<I>(input))))
               touched.set(I);
           } else {
@@ -1162,6 +1264,8 @@ class durable_app {
       // reassignment of every slot.
       for (auto& r : results) r.reset();
       for (auto& r : resumes) r.clear();
+      send_results.clear();
+      send_resumes.clear();
       interrupts.clear();
       paused_children = {};
       if constexpr (has_subgraphs) paused_row = {};
@@ -1199,16 +1303,38 @@ class durable_app {
     }
     bool waits(std::size_t node) const {
       return !interrupts.empty() && std::any_of(interrupts.begin(), interrupts.end(),
-                         [&](const interrupt_info& in) { return App::node_names[node] == in.node; });
+                         [&](const interrupt_info& in) { return !in.send && App::node_names[node] == in.node; });
+    }
+    // The same for send task k of node I (k: its position in the node's queue of this step).
+    template <std::size_t I, class R>
+    bool restore_send(std::size_t k, std::optional<R>& slot) {
+      const auto kept = send_results.find({I, k});
+      if (kept == send_results.end()) return false;
+      at_field("checkpoint " + std::to_string(parent) + " of thread '" + thread + "'",
+               "pending write '" + send_key(App::node_names[I], k) + "#result'",
+               [&] { slot.emplace(decode_result<R>(kept->second)); });
+      return true;
+    }
+    const std::vector<std::string>* send_resume_values(std::size_t node, std::size_t k) const {
+      const auto answers = send_resumes.find({node, k});
+      return answers == send_resumes.end() || answers->second.empty() ? nullptr : &answers->second;
+    }
+    bool send_waits(std::size_t node, std::size_t k) const {
+      return !interrupts.empty() && std::any_of(interrupts.begin(), interrupts.end(), [&](const interrupt_info& in) {
+               return in.send == k && App::node_names[node] == in.node;
+             });
     }
     const void* child_run(std::size_t node) const { return child_links[node]; }
-    template <class Results, class Failures>
-    void step_failed(std::size_t, const position_type&, Results& results_now, const Failures& failures) {
+    template <class Results, class Failures, class Sends>
+    void step_failed(std::size_t, const position_type&, Results& results_now, const Failures& failures, Sends& sent) {
       keep_writes(results_now, failures);
+      keep_send_writes(sent);
     }
-    template <class Results, class Failures>
-    void step_paused(std::size_t, const position_type&, Results& results_now, const Failures& failures) {
+    template <class Results, class Failures, class Sends>
+    void step_paused(std::size_t, const position_type&, Results& results_now, const Failures& failures, Sends& sent) {
       keep_writes(results_now, failures);
+      keep_send_writes(sent);
+      store_send_interrupts(sent);
       std::vector<pending_write_put> rows;
       std::vector<std::string> tasks;
       std::vector<interrupt_signal> signals;
@@ -1310,6 +1436,62 @@ class durable_app {
     std::string interrupt_id(const std::string& node, std::size_t index) const {
       return (ns.empty() ? node : ns + "/" + node) + ":" + std::to_string(index) + "@" + std::to_string(parent);
     }
+    // A send task's name in pending writes and interrupt ids: its node and its position in
+    // the node's queue of the step, "worker[2]" (the queue is in the step's checkpoint).
+    static std::string send_key(std::string_view node, std::size_t k) {
+      return std::string(node).append("[").append(std::to_string(k)).append("]");
+    }
+    static std::string task_key(const interrupt_info& in) { return in.send ? send_key(in.node, *in.send) : in.node; }
+    // "worker[2]" -> ("worker", 2); a plain node's name -> (name, none).
+    static std::pair<std::string, std::optional<std::size_t>> split_send(const std::string& task) {
+      const auto open = task.rfind('[');
+      if (open == std::string::npos || task.size() < open + 3 || task.back() != ']') return {task, std::nullopt};
+      std::size_t k = 0;
+      for (std::size_t c = open + 1; c + 1 < task.size(); ++c) {
+        if (task[c] < '0' || task[c] > '9' || k > max_interrupts) return {task, std::nullopt};
+        k = k * 10 + static_cast<std::size_t>(task[c] - '0');
+      }
+      return {task.substr(0, open), k};
+    }
+    // How many send tasks node `node` has in the step (its queue's length).
+    std::size_t queued_sends(std::size_t node) const {
+      std::size_t n = 0;
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>)
+          if (I == node) n = std::get<I>(at.sends).size();
+      });
+      return n;
+    }
+    std::string send_payload_text(std::size_t node, std::size_t k) const {
+      std::string out;
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>)
+          if (I == node) out = detail::json_document(std::get<I>(at.sends)[k]).dump();
+      });
+      return out;
+    }
+    // A pending write of send task k of node i: a kept result, an interrupt, an answer.
+    void load_pending_send(const std::string& where, const std::string& field, const pending_write& w, std::size_t i,
+                           std::size_t k, const std::string& kind) {
+      const std::size_t queued = queued_sends(i);
+      if (k >= queued)
+        throw corrupt(where, field, "names send task " + std::to_string(k) + " of a step that sends " +
+                                        std::to_string(queued) + " to that node");
+      const std::string node(App::node_names[i]);
+      if (kind == "result") {
+        send_results[{i, k}] = at_field(where, field, [&] { return detail::parse_or_throw(w.value, "a pending write"); });
+      } else if (kind == "interrupt") {
+        const auto index = static_cast<std::size_t>(w.index);
+        interrupts.push_back({node, index, w.value, ns, interrupt_id(send_key(node, k), index), k, send_payload_text(i, k)});
+      } else if (kind == "resume") {
+        at_field(where, field, [&] { (void)detail::parse_or_throw(w.value, "a resume value"); });
+        auto& r = send_resumes[{i, k}];
+        if (r.size() <= static_cast<std::size_t>(w.index)) r.resize(static_cast<std::size_t>(w.index) + 1);
+        r[static_cast<std::size_t>(w.index)] = w.value;
+      } else {
+        throw corrupt(where, field, "is of an unknown kind '" + kind + "' for a send task");
+      }
+    }
     static std::string id_list(const std::vector<open_interrupt>& open) {
       std::string out;
       for (const auto& o : open) out.append(out.empty() ? "" : ", ").append(o.info.id);
@@ -1338,7 +1520,7 @@ class durable_app {
     // nodes' next calls.
     void write_answers(const std::vector<open_interrupt>& chosen, const std::vector<std::string>& values) {
       std::vector<std::string> tasks;
-      for (const auto& o : chosen) tasks.push_back(o.info.node + "#resume");
+      for (const auto& o : chosen) tasks.push_back(task_key(o.info) + "#resume");
       std::vector<bool> done(chosen.size(), false);
       for (std::size_t k = 0; k < chosen.size(); ++k) {
         if (done[k]) continue;
@@ -1354,7 +1536,7 @@ class durable_app {
       for (std::size_t k = 0; k < chosen.size(); ++k) {
         if (chosen[k].thread != thread) continue;
         const auto& in = chosen[k].info;
-        auto& r = resumes[node_index(in.node)];
+        auto& r = in.send ? send_resumes[{node_index(in.node), *in.send}] : resumes[node_index(in.node)];
         if (r.size() <= in.index) r.resize(in.index + 1);
         r[in.index] = values.size() == 1 ? values[0] : values[k];
         std::erase_if(interrupts, [&](const interrupt_info& i) { return i.id == in.id; });
@@ -1490,6 +1672,54 @@ class durable_app {
       for (std::size_t k = 0; k < tasks.size(); ++k) rows.push_back({tasks[k], 0, "__result__", values[k]});
       if (!rows.empty()) self.store_->put_writes(thread, parent, rows);
     }
+    // The results of the send tasks that succeeded in a failed or paused step, kept as
+    // pending writes of their tasks ("worker[2]#result"): they are not run again.
+    template <class Sends>
+    void keep_send_writes(Sends& sent) {
+      if constexpr (detail::send_plan<A>::any) {
+        std::vector<std::string> tasks, values;  // the rows below point into them
+        detail::for_each_index<A::size>([&]<std::size_t I>() {
+          if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>) {
+            const auto& slots = detail::slot_at<I>(sent);
+            for (std::size_t k = 0; k < slots.size(); ++k)
+              if (slots[k].result && !slots[k].failure && !send_results.contains({I, k})) {
+                tasks.push_back(send_key(App::node_names[I], k) + "#result");
+                values.push_back(encode_result(*slots[k].result).dump());
+              }
+          }
+        });
+        std::vector<pending_write_put> rows;
+        for (std::size_t k = 0; k < tasks.size(); ++k) rows.push_back({tasks[k], 0, "__result__", values[k]});
+        if (!rows.empty()) self.store_->put_writes(thread, parent, rows);
+      }
+    }
+    // The interrupts of send tasks in a paused step, one pending write each ("worker[2]#interrupt").
+    template <class Sends>
+    void store_send_interrupts(Sends& sent) {
+      if constexpr (detail::send_plan<A>::any) {
+        std::vector<std::string> tasks;  // the rows below point into them and into the signals
+        std::vector<interrupt_signal> signals;
+        detail::for_each_index<A::size>([&]<std::size_t I>() {
+          if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>) {
+            const auto& slots = detail::slot_at<I>(sent);
+            for (std::size_t k = 0; k < slots.size(); ++k) {
+              if (!slots[k].failure || send_waits(I, k)) continue;  // a waiting task's interrupt is stored already
+              try {
+                std::rethrow_exception(slots[k].failure);
+              } catch (const interrupt_signal& sig) {
+                tasks.push_back(send_key(App::node_names[I], k) + "#interrupt");
+                signals.push_back(sig);
+              } catch (...) {
+              }
+            }
+          }
+        });
+        std::vector<pending_write_put> rows;
+        for (std::size_t k = 0; k < tasks.size(); ++k)
+          rows.push_back({tasks[k], static_cast<std::int32_t>(signals[k].index), "__interrupt__", signals[k].payload});
+        if (!rows.empty()) self.store_->put_writes(thread, parent, rows);
+      }
+    }
 
     std::int64_t put(checkpoint_source source, const detail::node_set<channels>& changed, std::int64_t from, bool whole) {
       if (commits == durability::exit) {  // one checkpoint for the run, from where it started
@@ -1571,6 +1801,9 @@ class durable_app {
     bool has_parent = false;
     std::array<std::optional<nlohmann::json>, A::size> results{};   // kept writes to replay
     std::array<std::vector<std::string>, A::size> resumes{};         // answers to interrupts
+    // The same for send tasks, by (node, position in its queue of the step)
+    std::map<std::pair<std::size_t, std::size_t>, nlohmann::json> send_results;
+    std::map<std::pair<std::size_t, std::size_t>, std::vector<std::string>> send_resumes;
     std::vector<interrupt_info> interrupts;
     typename A::set paused_children{};  // subgraph nodes paused inside in this step's last attempt
     std::array<std::int64_t, A::size> paused_at{};   // the child checkpoint each one's record names (0: latest)
@@ -1601,6 +1834,7 @@ class durable_app {
   checkpoint_options options_;
   std::shared_ptr<detail::head_cache<thread_head>> heads_;
   std::shared_ptr<async_commits> async_;
+  std::shared_ptr<detail::running_threads> running_ = std::make_shared<detail::running_threads>();
 };
 
 // What sg::compile returns for a graph given a store (the seam run_options.hpp declares).

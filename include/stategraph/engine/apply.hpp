@@ -7,12 +7,15 @@
 #include <stategraph/node.hpp>
 #include <stategraph/schema.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace stategraph::detail {
@@ -78,6 +81,30 @@ constexpr void apply_input(S& state, S&& input) {
   });
 }
 
+// Whether `a == b` compiles for values of type V. std::equality_comparable alone says yes
+// for a variant, pair, tuple, optional or container of a type without operator==: their
+// operator== is declared for any element type and fails only when instantiated. So the
+// elements are looked at too, and a value that cannot be compared counts as changed.
+template <class V>
+struct comparable_values : std::bool_constant<std::equality_comparable<V>> {};
+template <class V>
+inline constexpr bool comparable = comparable_values<std::remove_cv_t<V>>::value;
+template <class... T>
+struct comparable_values<std::variant<T...>> : std::bool_constant<(comparable<T> && ...)> {};
+template <class... T>
+struct comparable_values<std::tuple<T...>> : std::bool_constant<(comparable<T> && ...)> {};
+template <class A, class B>
+struct comparable_values<std::pair<A, B>> : std::bool_constant<comparable<A> && comparable<B>> {};
+template <class T>
+struct comparable_values<std::optional<T>> : std::bool_constant<comparable<T>> {};
+template <class V>
+  requires requires {
+    typename V::value_type;
+    typename V::iterator;
+  } && (!std::is_same_v<typename V::value_type, V>)
+struct comparable_values<V>
+    : std::bool_constant<std::equality_comparable<V> && comparable<typename V::value_type>> {};
+
 // The channels an input sets: a non-empty container, a value other than its default.
 template <class S>
 node_set<channel_count<S>> input_touches(const S& input) {
@@ -88,7 +115,7 @@ node_set<channel_count<S>> input_touches(const S& input) {
     const V& v = channel_traits<F>::value(detail::field<I>(input));
     if constexpr (requires { v.empty(); }) {
       if (!v.empty()) touched.set(I);
-    } else if constexpr (std::equality_comparable<V>) {
+    } else if constexpr (comparable<V>) {
       if (!(v == V{})) touched.set(I);
     } else {
       touched.set(I);

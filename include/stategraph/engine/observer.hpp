@@ -16,9 +16,12 @@
 //                                                             interrupt: not run, the step pauses
 //                      child_run(node) -> const void*         how a subgraph node runs its child
 //                                                             (task_scope::child), or null
-//                      step_failed(step, position, results, failures)  a node threw
-//                      step_paused(step, position, results, failures)  only interrupts: the
-//                                                             engine then throws paused_step
+//                      restore_send<I>(k, result) -> bool     the same for send task k of node I
+//                      send_resume_values(node, k), send_waits(node, k)  the same for a send task
+//                      step_failed(step, position, results, failures, sends)  a node or a send
+//                                                             task threw
+//                      step_paused(step, position, results, failures, sends)  only interrupts:
+//                                                             the engine then throws paused_step
 //                      before_merge(state)                    the state before the barrier
 //                      step_done(state, position, changed channels)    after the barrier
 //
