@@ -7,9 +7,9 @@
 # asan  the checkpointed-run tests (tests/checkpoints), the crash test and the decoder fuzz
 #       under -fsanitize=address,undefined with leak detection; with Clang also the
 #       libFuzzer target of the decoder for SG_FUZZ_SECONDS (default 60).
-# tsan  the core tests (stategraph_tests: every feature but checkpoints, stores and pictures),
-#       the store tests and the checkpointed-run cases that start threads
-#       (stategraph_checkpoint_threaded_tests) under -fsanitize=thread.
+# tsan  under -fsanitize=thread, the cases that start threads (a race needs a second thread):
+#       those of the core features (stategraph_threaded_tests) and of checkpointed runs
+#       (stategraph_checkpoint_threaded_tests), and the store tests.
 #
 # Environment: CXX (default: clang++ when installed, else g++), STATEGRAPH_ASAN_BUILD_DIR
 # (default build-asan), STATEGRAPH_TSAN_BUILD_DIR (default build-tsan), SG_FUZZ_SECONDS,
@@ -90,7 +90,7 @@ run_tsan() {
   configure "$build" "$flags"
   # Whichever of the doctest suites the test tree has today.
   local targets
-  mapfile -t targets < <(existing "$build" stategraph_tests stategraph_store_tests stategraph_checkpoint_threaded_tests)
+  mapfile -t targets < <(existing "$build" stategraph_threaded_tests stategraph_store_tests stategraph_checkpoint_threaded_tests)
   cmake --build "$build" -j"$jobs" --target "${targets[@]}"
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
   for t in "${targets[@]}"; do
