@@ -148,4 +148,21 @@ inline std::vector<std::string> contents(const std::vector<Msg>& messages) {
 
 using strings = std::vector<std::string>;
 
+// Fixture's store, run on the sequential executor or (Pool) on a thread pool of two.
+template <class Fixture, bool Pool>
+struct on_executor : Fixture {
+  static auto executor() {
+    if constexpr (Pool)
+      return sg::with_executor(sg::thread_pool{2});
+    else
+      return sg::with_executor(sg::sequential{});
+  }
+};
 }  // namespace durable_test
+
+// Both stores, each on both executors: the types of a TEST_CASE_TEMPLATE.
+#define DURABLE_STORES_AND_EXECUTORS                                                          \
+  durable_test::on_executor<durable_test::memory_fixture, false>,                             \
+      durable_test::on_executor<durable_test::memory_fixture, true>,                          \
+      durable_test::on_executor<durable_test::sqlite_fixture, false>,                         \
+      durable_test::on_executor<durable_test::sqlite_fixture, true>

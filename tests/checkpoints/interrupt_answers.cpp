@@ -15,20 +15,6 @@ using namespace durable_test;
 
 namespace durable_answers {
 
-// Both stores, each on the sequential executor and on a thread pool.
-template <class Fixture, bool Pool>
-struct setup : Fixture {
-  static auto executor() {
-    if constexpr (Pool)
-      return sg::with_executor(sg::thread_pool{2});
-    else
-      return sg::with_executor(sg::sequential{});
-  }
-};
-#define ANSWER_SETUPS                                                                         \
-  durable_answers::setup<memory_fixture, false>, durable_answers::setup<memory_fixture, true>, \
-      durable_answers::setup<sqlite_fixture, false>, durable_answers::setup<sqlite_fixture, true>
-
 struct Flow {
   sg::append<std::string> log;
   std::string verdict;
@@ -99,7 +85,7 @@ using flow_graph = sg::graph<Flow, sg::edge<sg::start, intake>, sg::edge<intake,
                              sg::edge<review_node, publish>, sg::edge<publish, sg::end>>;
 
 TEST_CASE_TEMPLATE("an interrupt two subgraphs deep pauses the run; resume continues inside the child", F,
-                   ANSWER_SETUPS) {
+                   DURABLE_STORES_AND_EXECUTORS) {
   reset_counts();
   F fx;
   auto app = sg::compile<flow_graph>(sg::with_store(fx.store), F::executor());
@@ -160,7 +146,7 @@ TEST_CASE_TEMPLATE("an interrupt two subgraphs deep pauses the run; resume conti
   CHECK(check_app.history(sg::subgraph_thread(t, "review/check")).size() == 5);
 }
 
-TEST_CASE_TEMPLATE("resume(value) answers the one pending interrupt, in a subgraph too", F, ANSWER_SETUPS) {
+TEST_CASE_TEMPLATE("resume(value) answers the one pending interrupt, in a subgraph too", F, DURABLE_STORES_AND_EXECUTORS) {
   reset_counts();
   F fx;
   auto app = sg::compile<flow_graph>(sg::with_store(fx.store), F::executor());
@@ -172,7 +158,7 @@ TEST_CASE_TEMPLATE("resume(value) answers the one pending interrupt, in a subgra
   CHECK(inspect_runs == 1);
 }
 
-TEST_CASE_TEMPLATE("static interrupts before and after a subgraph node", F, ANSWER_SETUPS) {
+TEST_CASE_TEMPLATE("static interrupts before and after a subgraph node", F, DURABLE_STORES_AND_EXECUTORS) {
   reset_counts();
   F fx;
   auto before = sg::compile<flow_graph>(sg::with_store(fx.store), F::executor(), sg::interrupt_before<review_node>{});
@@ -264,21 +250,21 @@ void answer_one_by_one(App& app, const sg::thread_id& t, const std::string& pref
   CHECK(app.get_state(t)->next.empty());
 }
 
-TEST_CASE_TEMPLATE("two parallel branches paused at once, answered one by one", F, ANSWER_SETUPS) {
+TEST_CASE_TEMPLATE("two parallel branches paused at once, answered one by one", F, DURABLE_STORES_AND_EXECUTORS) {
   reset_counts();
   F fx;
   auto app = sg::compile<pair_graph>(sg::with_store(fx.store), F::executor());
   answer_one_by_one(app, sg::thread_id{"pair"}, "");
 }
 
-TEST_CASE_TEMPLATE("two parallel branches inside a subgraph, answered one by one", F, ANSWER_SETUPS) {
+TEST_CASE_TEMPLATE("two parallel branches inside a subgraph, answered one by one", F, DURABLE_STORES_AND_EXECUTORS) {
   reset_counts();
   F fx;
   auto app = sg::compile<outer_pair_graph>(sg::with_store(fx.store), F::executor());
   answer_one_by_one(app, sg::thread_id{"inner-pair"}, "branches/");
 }
 
-TEST_CASE_TEMPLATE("both answered in one resume", F, ANSWER_SETUPS) {
+TEST_CASE_TEMPLATE("both answered in one resume", F, DURABLE_STORES_AND_EXECUTORS) {
   reset_counts();
   F fx;
   auto app = sg::compile<pair_graph>(sg::with_store(fx.store), F::executor());
@@ -311,7 +297,7 @@ store_picture<Fx> picture(Fx& fx, App& app, const sg::thread_id& t) {
   return p;
 }
 
-TEST_CASE_TEMPLATE("answers naming no pending interrupt are refused and change nothing", F, ANSWER_SETUPS) {
+TEST_CASE_TEMPLATE("answers naming no pending interrupt are refused and change nothing", F, DURABLE_STORES_AND_EXECUTORS) {
   reset_counts();
   F fx;
   auto app = sg::compile<pair_graph>(sg::with_store(fx.store), F::executor());
@@ -353,7 +339,7 @@ TEST_CASE_TEMPLATE("answers naming no pending interrupt are refused and change n
   CHECK(app.get_state(t)->values.log == strings{"left:L", "right:R", "joined"});
 }
 
-TEST_CASE_TEMPLATE("a bad id for an interrupt inside a subgraph changes nothing either", F, ANSWER_SETUPS) {
+TEST_CASE_TEMPLATE("a bad id for an interrupt inside a subgraph changes nothing either", F, DURABLE_STORES_AND_EXECUTORS) {
   reset_counts();
   F fx;
   auto app = sg::compile<flow_graph>(sg::with_store(fx.store), F::executor());

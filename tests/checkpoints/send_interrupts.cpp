@@ -17,19 +17,6 @@ using namespace durable_test;
 
 namespace durable_send_interrupts {
 
-template <class Fixture, bool Pool>
-struct setup : Fixture {
-  static auto executor() {
-    if constexpr (Pool)
-      return sg::with_executor(sg::thread_pool{2});
-    else
-      return sg::with_executor(sg::sequential{});
-  }
-};
-#define SEND_SETUPS                                                                                       \
-  durable_send_interrupts::setup<memory_fixture, false>, durable_send_interrupts::setup<memory_fixture, true>, \
-      durable_send_interrupts::setup<sqlite_fixture, false>, durable_send_interrupts::setup<sqlite_fixture, true>
-
 struct Batch {
   std::vector<int> items;
   sg::append<std::string> log;
@@ -109,7 +96,7 @@ const sg::interrupt_info& pending_for(const std::vector<sg::interrupt_info>& pen
 }
 
 TEST_CASE_TEMPLATE("several send tasks paused at once, answered one by one; finished tasks do not run again", F,
-                   SEND_SETUPS) {
+                   DURABLE_STORES_AND_EXECUTORS) {
   reset();
   F fx;
   auto app = sg::compile<batch_graph>(sg::with_store(fx.store), F::executor());
@@ -180,7 +167,7 @@ TEST_CASE_TEMPLATE("several send tasks paused at once, answered one by one; fini
   CHECK(app.history(t).size() == 4);
 }
 
-TEST_CASE_TEMPLATE("several send tasks answered in one resume, and resume(value) with one pending", F, SEND_SETUPS) {
+TEST_CASE_TEMPLATE("several send tasks answered in one resume, and resume(value) with one pending", F, DURABLE_STORES_AND_EXECUTORS) {
   reset();
   F fx;
   auto app = sg::compile<batch_graph>(sg::with_store(fx.store), F::executor());
@@ -203,7 +190,7 @@ TEST_CASE_TEMPLATE("several send tasks answered in one resume, and resume(value)
   CHECK(item_runs[6] == 2);
 }
 
-TEST_CASE_TEMPLATE("a send task that throws fails its step; its finished siblings are kept", F, SEND_SETUPS) {
+TEST_CASE_TEMPLATE("a send task that throws fails its step; its finished siblings are kept", F, DURABLE_STORES_AND_EXECUTORS) {
   reset();
   failures_left = 1;
   F fx;
@@ -223,7 +210,7 @@ TEST_CASE_TEMPLATE("a send task that throws fails its step; its finished sibling
 }
 
 TEST_CASE_TEMPLATE("a send task that throws beside one that pauses fails the step; the pause is asked again", F,
-                   SEND_SETUPS) {
+                   DURABLE_STORES_AND_EXECUTORS) {
   reset();
   failures_left = 1;
   F fx;
@@ -260,7 +247,7 @@ struct publish {
 using parent_graph =
     sg::graph<Batch, sg::edge<sg::start, batch_node>, sg::edge<batch_node, publish>, sg::edge<publish, sg::end>>;
 
-TEST_CASE_TEMPLATE("a send task paused inside a subgraph is answered by its id", F, SEND_SETUPS) {
+TEST_CASE_TEMPLATE("a send task paused inside a subgraph is answered by its id", F, DURABLE_STORES_AND_EXECUTORS) {
   reset();
   F fx;
   auto app = sg::compile<parent_graph>(sg::with_store(fx.store), F::executor());

@@ -14,19 +14,6 @@ using namespace durable_test;
 
 namespace durable_subgraph_ns {
 
-template <class Fixture, bool Pool>
-struct setup : Fixture {
-  static auto executor() {
-    if constexpr (Pool)
-      return sg::with_executor(sg::thread_pool{2});
-    else
-      return sg::with_executor(sg::sequential{});
-  }
-};
-#define NS_SETUPS                                                                                     \
-  durable_subgraph_ns::setup<memory_fixture, false>, durable_subgraph_ns::setup<memory_fixture, true>, \
-      durable_subgraph_ns::setup<sqlite_fixture, false>, durable_subgraph_ns::setup<sqlite_fixture, true>
-
 struct Doc {
   std::string topic;
   std::string text;
@@ -137,7 +124,7 @@ std::int64_t pause_in_review(App& app, const sg::thread_id& t, agent_ctx& a) {
   return top->checkpoint_id;
 }
 
-TEST_CASE_TEMPLATE("the run's context reaches the nodes of its subgraphs, paused and resumed", F, NS_SETUPS) {
+TEST_CASE_TEMPLATE("the run's context reaches the nodes of its subgraphs, paused and resumed", F, DURABLE_STORES_AND_EXECUTORS) {
   F fx;
   reset();
   auto app = sg::compile<flow>(sg::with_store(fx.store), F::executor());
@@ -160,7 +147,7 @@ TEST_CASE_TEMPLATE("the run's context reaches the nodes of its subgraphs, paused
   CHECK(ask_runs == 2);
 }
 
-TEST_CASE_TEMPLATE("a subgraph's checkpoints are read by namespace", F, NS_SETUPS) {
+TEST_CASE_TEMPLATE("a subgraph's checkpoints are read by namespace", F, DURABLE_STORES_AND_EXECUTORS) {
   F fx;
   reset();
   auto app = sg::compile<flow>(sg::with_store(fx.store), F::executor());
@@ -205,7 +192,7 @@ TEST_CASE_TEMPLATE("a subgraph's checkpoints are read by namespace", F, NS_SETUP
   CHECK(child_app.get_state(sg::subgraph_thread(t, "review"))->checkpoint_id == child->checkpoint_id);
 }
 
-TEST_CASE_TEMPLATE("update_state in a paused subgraph changes what the child sees when resumed", F, NS_SETUPS) {
+TEST_CASE_TEMPLATE("update_state in a paused subgraph changes what the child sees when resumed", F, DURABLE_STORES_AND_EXECUTORS) {
   F fx;
   reset();
   auto app = sg::compile<flow>(sg::with_store(fx.store), F::executor());
@@ -247,7 +234,7 @@ TEST_CASE_TEMPLATE("update_state in a paused subgraph changes what the child see
 }
 
 TEST_CASE_TEMPLATE("a fork from a parent checkpoint taken while the child was paused resumes the child as it was", F,
-                   NS_SETUPS) {
+                   DURABLE_STORES_AND_EXECUTORS) {
   F fx;
   reset();
   auto app = sg::compile<flow>(sg::with_store(fx.store), F::executor());
@@ -305,7 +292,7 @@ struct pair {};
 using pair_node = sg::subgraph<pair, pair_graph>;
 using pair_flow = sg::graph<Doc, sg::edge<sg::start, pair_node>, sg::edge<pair_node, sg::end>>;
 
-TEST_CASE_TEMPLATE("travelling back to a pause asks again what was answered after it", F, NS_SETUPS) {
+TEST_CASE_TEMPLATE("travelling back to a pause asks again what was answered after it", F, DURABLE_STORES_AND_EXECUTORS) {
   F fx;
   auto app = sg::compile<pair_flow>(sg::with_store(fx.store), F::executor());
   const sg::thread_id t{"pair"};
