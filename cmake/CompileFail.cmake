@@ -2,6 +2,7 @@
 #
 #   cmake -DCOMPILER=/usr/bin/g++ -DCOMPILER_ID=gcc -DSOURCE=case.cpp
 #         [-DINCLUDE_DIRS="dir1|dir2"] [-DHEAD_LINES=15] [-DOUTPUT_FILE=out.txt] [-DCONTROL=OFF]
+#         [-DPCH_DIR=dir]
 #         -P CompileFail.cmake
 #
 # The case passes only when all of these hold:
@@ -57,6 +58,36 @@ if(DEFINED INCLUDE_DIRS AND NOT INCLUDE_DIRS STREQUAL "")
   foreach(dir IN LISTS include_list)
     list(APPEND flags "-I${dir}")
   endforeach()
+endif()
+
+# A precompiled header for the case's first include, when PCH_DIR has one newer than every
+# header of the library (tests/compile_fail.cmake builds them): g++ finds DIR/<header>.gch
+# ahead of the header itself; clang++ is given DIR/<header>.pch.
+if(DEFINED PCH_DIR AND NOT PCH_DIR STREQUAL "" AND include_list)
+  string(REGEX MATCH "\n#include <([^>]+)>" first_include "\n${source_text}")
+  set(pch_header "${CMAKE_MATCH_1}")
+  if(COMPILER_ID STREQUAL "gcc")
+    set(pch "${PCH_DIR}/${pch_header}.gch")
+  else()
+    set(pch "${PCH_DIR}/${pch_header}.pch")
+  endif()
+  if(first_include AND EXISTS "${pch}")
+    list(GET include_list 0 library_dir)
+    file(GLOB_RECURSE library_headers "${library_dir}/stategraph/*.hpp")
+    set(pch_fresh ON)
+    foreach(header IN LISTS library_headers)
+      if("${header}" IS_NEWER_THAN "${pch}")
+        set(pch_fresh OFF)
+        break()
+      endif()
+    endforeach()
+    if(pch_fresh AND COMPILER_ID STREQUAL "gcc")
+      list(FIND flags "-I${library_dir}" first_dir)
+      list(INSERT flags ${first_dir} "-I${PCH_DIR}")
+    elseif(pch_fresh)
+      list(APPEND flags -include-pch "${pch}")
+    endif()
+  endif()
 endif()
 
 # ---- 1. the violation does not compile -----------------------------------------------

@@ -23,7 +23,7 @@ using durable_test::strings;
 
 namespace {
 
-std::unique_ptr<sg::postgres_store> open_in(const sg_test::temp_schema& schema) {
+std::unique_ptr<sg::postgres_store> open_app_store(const sg_test::temp_schema& schema) {
   return std::make_unique<sg::postgres_store>(sg_test::postgres_conninfo(), sg::postgres_options{.schema = schema.name()});
 }
 
@@ -33,13 +33,13 @@ TEST_CASE("postgres app: a thread is continued by another store object and its h
   sg_test::temp_schema schema("app_thread");
   const sg::thread_id t{"chat"};
   {
-    auto store = open_in(schema);
+    auto store = open_app_store(schema);
     auto app = sg::compile<chat_graph>(sg::with_store(*store));
     Chat out = app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
     CHECK(contents(out.messages) == strings{"user:hi", "ai:call tool", "tool:42", "ai:call tool", "tool:42", "ai:done"});
     CHECK(app.get_state(t)->checkpoint_id == 6);
   }
-  auto store = open_in(schema);  // another worker
+  auto store = open_app_store(schema);  // another worker
   auto app = sg::compile<chat_graph>(sg::with_store(*store));
   Chat again = app.invoke(Chat{.messages = {Msg{"user", "more"}}}, t);
   CHECK(again.messages.size() == 8);
@@ -61,13 +61,13 @@ TEST_CASE("postgres app: an interrupt pauses, and another store object resumes i
   sg_test::temp_schema schema("app_interrupt");
   const sg::thread_id t{"ask"};
   {
-    auto store = open_in(schema);
+    auto store = open_app_store(schema);
     auto app = sg::compile<chat_graph>(sg::with_store(*store), sg::interrupt_before<durable_test::tools>{});
     Chat paused = app.invoke(Chat{.messages = {Msg{"user", "hi"}}}, t);
     CHECK(contents(paused.messages) == strings{"user:hi", "ai:call tool"});
     CHECK(app.get_state(t)->next == strings{"tools"});
   }
-  auto store = open_in(schema);
+  auto store = open_app_store(schema);
   auto app = sg::compile<chat_graph>(sg::with_store(*store), sg::interrupt_before<durable_test::tools>{});
   REQUIRE(app.get_state(t)->next == strings{"tools"});
   CHECK(app.get_state(t)->checkpoint_id == 2);
@@ -111,7 +111,7 @@ TEST_CASE("postgres app: two writers of one thread from two OS threads conflict 
   for (int w = 0; w < writers; ++w)
     threads.emplace_back([&, w] {
       try {
-        auto store = open_in(schema);  // each writer its own connection pool, as two workers
+        auto store = open_app_store(schema);  // each writer its own connection pool, as two workers
         auto app = sg::compile<turn_graph>(sg::with_store(*store));
         start.arrive_and_wait();
         for (int i = 0; i < n; ++i) {
@@ -140,7 +140,7 @@ TEST_CASE("postgres app: two writers of one thread from two OS threads conflict 
     if (e) std::rethrow_exception(e);
   MESSAGE((conflicts[0] + conflicts[1]) << " conflicts between two writers of " << n << " messages each");
 
-  auto store = open_in(schema);
+  auto store = open_app_store(schema);
   auto app = sg::compile<turn_graph>(sg::with_store(*store));
   const auto head = app.get_state(t);
   REQUIRE(head);
