@@ -575,3 +575,27 @@ TEST_CASE_TEMPLATE("prune_threads removes the threads idle since a time, whole",
   // A name can start again.
   CHECK(put(s, "old", {{"x", 1, "again"}}) == 1);
 }
+
+TEST_CASE_TEMPLATE("a thread's graph description is kept once per graph", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  static_assert(sg::graph_recording_store<typename F::store_type>);
+  CHECK_FALSE(s.graph("t1"));
+  const std::string first = "{\"format\":1,\"nodes\":[\"a\",\"b\"]} \xc3\xbc\n";
+  s.put_graph("t1", "k1", first);
+  s.put_graph("t2", "k1", "another text for a known key is not kept");
+  s.put_graph("t3", "k2", "{\"format\":1,\"nodes\":[\"c\"]}");
+  CHECK(s.graph("t1") == first);
+  CHECK(s.graph("t2") == first);
+  CHECK(s.graph("t3") == "{\"format\":1,\"nodes\":[\"c\"]}");
+  // A thread that records another graph (its code changed) reads the newer one.
+  s.put_graph("t1", "k2", "ignored");
+  CHECK(s.graph("t1") == "{\"format\":1,\"nodes\":[\"c\"]}");
+  CHECK_THROWS_AS(s.put_graph("", "k1", "x"), sg::store_refused_error);
+  // Graphs are not checkpoints: the counts do not change, and deleting a thread forgets its graph.
+  CHECK(s.stats() == sg::store_stats{});
+  put(s, "t3", {{"x", 1, "v"}});
+  CHECK(s.delete_thread("t3"));
+  CHECK_FALSE(s.graph("t3"));
+  CHECK(s.graph("t2") == first);
+}

@@ -113,10 +113,27 @@ class memory_store {
 
   bool delete_thread(std::string_view thread) {
     std::lock_guard lock(mutex_);
+    if (auto g = thread_graphs_.find(thread); g != thread_graphs_.end()) thread_graphs_.erase(g);
     auto it = threads_.find(thread);
     if (it == threads_.end()) return false;
     threads_.erase(it);
     return true;
+  }
+
+  // Graph descriptions (graph_recording_store in store.hpp).
+  void put_graph(std::string_view thread, std::string_view key, std::string_view description) {
+    if (thread.empty()) throw store_refused_error(detail::store_refusal(thread, "the thread id is empty"));
+    std::lock_guard lock(mutex_);
+    if (graphs_.find(key) == graphs_.end()) graphs_.emplace(std::string(key), std::string(description));
+    thread_graphs_.insert_or_assign(std::string(thread), std::string(key));
+  }
+  std::optional<std::string> graph(std::string_view thread) const {
+    std::lock_guard lock(mutex_);
+    auto t = thread_graphs_.find(thread);
+    if (t == thread_graphs_.end()) return std::nullopt;
+    auto g = graphs_.find(t->second);
+    if (g == graphs_.end()) return std::nullopt;
+    return g->second;
   }
 
   // Removes the thread's checkpoints older than the rule keeps, their pending writes, and
@@ -404,6 +421,8 @@ class memory_store {
 
   mutable std::mutex mutex_;
   std::map<std::string, thread_data, std::less<>> threads_;
+  std::map<std::string, std::string, std::less<>> graphs_;         // key -> description
+  std::map<std::string, std::string, std::less<>> thread_graphs_;  // thread -> key
 };
 
 static_assert(checkpoint_store<memory_store>);

@@ -242,6 +242,17 @@ concept checkpoint_store = requires(S& s, const S& cs, const checkpoint_put& cp,
   { cs.stats() } -> std::same_as<store_stats>;
 };
 
+// A store that keeps graph descriptions, so a tool can draw a thread's graph without the
+// code that ran it (every store here does; the runtime records one when the store has these).
+// put_graph(thread, key, description): keeps `description` once per `key` (a later put of a
+// known key keeps the first text) and records that `thread` runs that graph. graph(thread):
+// the description of the graph the thread last recorded, or nullopt.
+template <class S>
+concept graph_recording_store = requires(S& s, const S& cs, std::string_view text) {
+  { s.put_graph(text, text, text) } -> std::same_as<void>;
+  { cs.graph(text) } -> std::same_as<std::optional<std::string>>;
+};
+
 namespace detail {
 
 // Why a write was refused, worded the same by every store.
