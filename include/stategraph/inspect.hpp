@@ -92,8 +92,6 @@ nlohmann::json thread_data(const Store& store, std::string_view thread, const in
       throw inspect_error("stategraph: checkpoint " + std::to_string(info.id) + " of thread '" + std::string(thread) +
                           "' has format version " + std::to_string(info.format_version) + "; this build reads up to " +
                           std::to_string(checkpoint_format_version) + " (a newer stategraph wrote it)");
-    auto cp = store.get(thread, info.id);
-    if (!cp) continue;  // pruned between the listing and this read
     nlohmann::json r;
     r["id"] = info.id;
     r["parent"] = info.parent;
@@ -106,26 +104,45 @@ nlohmann::json thread_data(const Store& store, std::string_view thread, const in
     } else {
       r["meta"] = nlohmann::json::object();
     }
+    auto& deltas = r["d"] = nlohmann::json::array();
     const auto parent = marks.find(info.parent);
     auto& mine = marks[info.id];
-    auto& deltas = r["d"] = nlohmann::json::array();
-    for (const auto& c : cp->channels) {
-      const channel_mark m{c.version, hash(c.value), c.appends.size()};
-      mine[c.channel] = m;
-      const channel_mark* before = nullptr;
-      if (parent != marks.end())
-        if (auto it = parent->second.find(c.channel); it != parent->second.end()) before = &it->second;
-      if (before && before->version == m.version) continue;  // unchanged
-      nlohmann::json d;
-      d["c"] = c.channel;
-      if (before && !c.appends.empty() && before->value_hash == m.value_hash && before->pieces <= m.pieces) {
-        d["a"] = std::vector<std::string>(c.appends.begin() + static_cast<std::ptrdiff_t>(before->pieces),
-                                          c.appends.end());  // only what this step appended
-      } else {
-        d["v"] = c.value;
-        if (!c.appends.empty()) d["p"] = c.appends;
+    bool read_whole = true;
+    if constexpr (written_values_store<Store>) {
+      // What the checkpoint wrote, applied by the page to its parent's state: each value is
+      // read once, however long the thread.
+      if (parent != marks.end()) {
+        read_whole = false;
+        for (auto& v : store.written(thread, info.id)) {
+          nlohmann::json d;
+          d["c"] = std::move(v.channel);
+          if (v.appended) d["a"] = nlohmann::json::array({std::move(v.value)});
+          else d["v"] = std::move(v.value);
+          deltas.push_back(std::move(d));
+        }
       }
-      deltas.push_back(std::move(d));
+    }
+    if (read_whole) {
+      auto cp = store.get(thread, info.id);
+      if (!cp) continue;  // pruned between the listing and this read
+      for (const auto& c : cp->channels) {
+        const channel_mark m{c.version, hash(c.value), c.appends.size()};
+        mine[c.channel] = m;
+        const channel_mark* before = nullptr;
+        if (parent != marks.end())
+          if (auto it = parent->second.find(c.channel); it != parent->second.end()) before = &it->second;
+        if (before && before->version == m.version) continue;  // unchanged
+        nlohmann::json d;
+        d["c"] = c.channel;
+        if (before && !c.appends.empty() && before->value_hash == m.value_hash && before->pieces <= m.pieces) {
+          d["a"] = std::vector<std::string>(c.appends.begin() + static_cast<std::ptrdiff_t>(before->pieces),
+                                            c.appends.end());  // only what this step appended
+        } else {
+          d["v"] = c.value;
+          if (!c.appends.empty()) d["p"] = c.appends;
+        }
+        deltas.push_back(std::move(d));
+      }
     }
     auto& writes = r["w"] = nlohmann::json::array();
     for (const auto& w : store.pending_writes(thread, info.id))

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -598,4 +599,23 @@ TEST_CASE_TEMPLATE("a thread's graph description is kept once per graph", F, STO
   CHECK(s.delete_thread("t3"));
   CHECK_FALSE(s.graph("t3"));
   CHECK(s.graph("t2") == first);
+}
+
+TEST_CASE_TEMPLATE("written returns what each checkpoint put: whole values and appended pieces", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  static_assert(sg::written_values_store<typename F::store_type>);
+  auto sorted = [](std::vector<sg::written_value> v) {
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.channel < b.channel; });
+    return v;
+  };
+  put(s, "t", {{"log", 1, "[1]", true}, {"calls", 1, "0"}});
+  put(s, "t", {{"log", 2, "[2]", true}, {"calls", 1}}, {.parent = 1, .step = 1});
+  put(s, "t", {{"log", 2}, {"calls", 2, "5"}}, {.parent = 2, .step = 2});
+  using w = sg::written_value;
+  CHECK(sorted(s.written("t", 1)) == std::vector<w>{{"calls", "0", false}, {"log", "[1]", false}});
+  CHECK(s.written("t", 2) == std::vector<w>{{"log", "[2]", true}});
+  CHECK(s.written("t", 3) == std::vector<w>{{"calls", "5", false}});
+  CHECK(s.written("t", 4).empty());
+  CHECK(s.written("nope", 1).empty());
 }

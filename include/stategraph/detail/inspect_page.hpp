@@ -79,6 +79,7 @@ code { font-family:ui-monospace, Menlo, Consolas, monospace; }
 <div id="right">
 <div id="selected"></div>
 <h2>Writes of this step <span class="count" id="writes-count"></span></h2><div id="writes"></div>
+<p class="empty">Below: the step that ran from this checkpoint, if it paused or failed.</p>
 <h2>Interrupts <span class="count" id="interrupts-count"></span></h2><div id="interrupts"></div>
 <h2>Failures <span class="count" id="failures-count"></span></h2><div id="failures"></div>
 <h2>Pending writes <span class="count" id="pending-count"></span></h2><div id="pending"></div>
@@ -139,25 +140,31 @@ function stateAt(id) {
   let at = id;
   while (at && BY_ID.has(at) && !cache.has(at)) { chain.push(at); at = CPS[BY_ID.get(at)].parent; }
   let state = at && cache.has(at) ? cache.get(at) : {};
+  // Arrays made during this walk and not yet in a cached state are extended in place, so a
+  // walk along a long append history copies it once per cached state, not once per step.
+  const owned = new Set();
   for (let k = chain.length - 1; k >= 0; --k) {
     const c = CPS[BY_ID.get(chain[k])];
     const next = Object.assign({}, state);
     for (const d of c.d) {
-      if (d.a) { const prev = Array.isArray(next[d.c]) ? next[d.c] : []; let v = prev; for (const piece of d.a) { const x = parse(piece); v = v.concat(Array.isArray(x) ? x : [x]); } next[d.c] = v; }
-      else next[d.c] = joinValue(d);
+      if (d.a) {
+        let v = Array.isArray(next[d.c]) ? next[d.c] : [];
+        if (!owned.has(v)) { v = v.slice(); owned.add(v); }
+        for (const piece of d.a) { const x = parse(piece); if (Array.isArray(x)) for (const e of x) v.push(e); else v.push(x); }
+        next[d.c] = v;
+      } else next[d.c] = joinValue(d);
     }
     state = next;
     // Keep every 64th state of a long walk and the one asked for, so memory stays bounded.
-    if (k === 0 || k % 64 === 0) cache.set(chain[k], state);
+    if (k === 0 || k % 64 === 0) { cache.set(chain[k], state); owned.clear(); }
   }
   if (cache.size > 512) { for (const key of Array.from(cache.keys()).slice(0, 256)) cache.delete(key); }
   return state;
 }
 
 // ---- diff -------------------------------------------------------------------------------
-function same(a, b) { return a === b || JSON.stringify(a) === JSON.stringify(b); }
 function diff(a, b, path, out) {
-  if (out.length >= 500 || same(a, b)) return;
+  if (out.length >= 500 || a === b) return;
   const obj = (x) => x !== null && typeof x === "object";
   if (Array.isArray(a) && Array.isArray(b)) {
     const n = Math.min(a.length, b.length);
@@ -171,7 +178,7 @@ function diff(a, b, path, out) {
     }
     for (const k of Object.keys(a)) if (!(k in b)) out.push({ kind: "del", path: path + "." + k, before: a[k] });
   } else if (a === undefined) out.push({ kind: "add", path, after: b });
-  else out.push({ kind: "chg", path, before: a, after: b });
+  else if (JSON.stringify(a) !== JSON.stringify(b)) out.push({ kind: "chg", path, before: a, after: b });
 }
 
 // ---- the graph --------------------------------------------------------------------------
@@ -198,25 +205,35 @@ function drawGraph() {
   }
   const endV = verts.findIndex((v) => v.kind === "end");
   if (endV >= 0) layer[endV] = Math.max(...layer.filter((_, v) => v !== endV)) + 1;
+  // Long edges pass through a virtual vertex per layer they cross, so they are ordered
+  // with the nodes and drawn around them instead of through them.
+  const lay = layer.slice(), virt = [], routes = [];
+  links.forEach((l, k) => {
+    const route = [l.from];
+    if (!back.has(k)) for (let r = layer[l.from] + 1; r < layer[l.to]; ++r) { virt[lay.length] = true; route.push(lay.length); lay.push(r); }
+    route.push(l.to);
+    routes.push(route);
+  });
+  const N = lay.length;
   const layers = [];
-  verts.forEach((v, k) => { (layers[layer[k]] = layers[layer[k]] || []).push(k); });
-  const pos = new Array(n).fill(0);
-  const preds = verts.map(() => []);
-  links.forEach((l, k) => { if (!back.has(k)) preds[l.to].push(l.from); });
+  for (let v = 0; v < N; ++v) (layers[lay[v]] = layers[lay[v]] || []).push(v);
+  const pos = new Array(N).fill(0);
+  const preds = Array.from({ length: N }, () => []);
+  routes.forEach((route, k) => { if (!back.has(k)) for (let i = 0; i + 1 < route.length; ++i) preds[route[i + 1]].push(route[i]); });
   for (const row of layers) if (row) row.forEach((v, k) => (pos[v] = k));
-  for (let sweep = 0; sweep < 2; ++sweep)
+  for (let sweep = 0; sweep < 3; ++sweep)
     for (const row of layers) {
       if (!row) continue;
       const bary = (v) => (preds[v].length ? preds[v].reduce((s, p) => s + pos[p], 0) / preds[v].length : pos[v]);
       row.sort((x, y) => bary(x) - bary(y) || x - y);
       row.forEach((v, k) => (pos[v] = k));
     }
-  const width = (v) => (verts[v].kind === "join" ? 60 : Math.max(70, verts[v].name.length * 7.2 + 26));
+  const width = (v) => (virt[v] ? 14 : verts[v].kind === "join" ? 60 : Math.max(70, verts[v].name.length * 7.2 + 26));
   const H = 30, GAP = 28, ROW = 74;
   const rowWidth = (row) => row.reduce((s, v) => s + width(v), 0) + GAP * (row.length - 1);
   const maxW = Math.max(...layers.filter(Boolean).map(rowWidth));
-  const xy = new Array(n);
-  layers.forEach((row, r) => { if (!row) return; let x = (maxW - rowWidth(row)) / 2 + 30; for (const v of row) { xy[v] = { x: x + width(v) / 2, y: 24 + r * ROW + H / 2, w: width(v), h: verts[v].kind === "join" ? 8 : H }; x += width(v) + GAP; } });
+  const xy = new Array(N);
+  layers.forEach((row, r) => { if (!row) return; let x = (maxW - rowWidth(row)) / 2 + 30; for (const v of row) { xy[v] = { x: x + width(v) / 2, y: 24 + r * ROW + H / 2, w: width(v), h: virt[v] ? 0 : verts[v].kind === "join" ? 8 : H }; x += width(v) + GAP; } });
   const W = maxW + 120, Ht = 24 + layers.length * ROW;
   const root = svg("svg", { width: W, height: Ht, viewBox: "0 0 " + W + " " + Ht, role: "img" });
   const defs = svg("defs", {});
@@ -239,8 +256,14 @@ function drawGraph() {
       const bend = Math.max(a.x + a.w / 2, b.x + b.w / 2) + 40;
       d = "M" + (a.x + a.w / 2) + "," + a.y + " C" + bend + "," + a.y + " " + bend + "," + b.y + " " + (b.x + b.w / 2) + "," + b.y;
     } else {
-      const y0 = a.y + a.h / 2, y1 = b.y - b.h / 2, my = (y0 + y1) / 2;
-      d = "M" + a.x + "," + y0 + " C" + a.x + "," + my + " " + b.x + "," + my + " " + b.x + "," + y1;
+      const pts = routes[k].map((v) => xy[v]);
+      let x0 = a.x, y0 = a.y + a.h / 2;
+      d = "M" + x0 + "," + y0;
+      for (let i = 1; i < pts.length; ++i) {
+        const p = pts[i], x1 = p.x, y1 = p.y - p.h / 2, my = (y0 + y1) / 2;
+        d += " C" + x0 + "," + my + " " + x1 + "," + my + " " + x1 + "," + y1;
+        x0 = x1; y0 = p.y + p.h / 2;
+      }
     }
     const p = svg("path", { class: "edge " + l.kind, d });
     if (l.kind !== "join_in") p.setAttribute("marker-end", "url(#arrow)");
@@ -383,6 +406,7 @@ const wanted = /#cp=(\d+)/.exec(location.hash);
 select(wanted && BY_ID.has(Number(wanted[1])) ? BY_ID.get(Number(wanted[1])) : CPS.length - 1, true);
 window.addEventListener("hashchange", () => { const m = /#cp=(\d+)/.exec(location.hash); if (m && BY_ID.has(Number(m[1]))) select(BY_ID.get(Number(m[1])), true); });
 document.body.dataset.ready = "1";
+document.body.dataset.loadMs = String(Math.round(performance.now()));
 </script></body></html>
 )sgpage";
 

@@ -120,6 +120,25 @@ class memory_store {
     return true;
   }
 
+  // What checkpoint `id` wrote (written_values_store in store.hpp): its entries whose value
+  // is not its parent's.
+  std::vector<written_value> written(std::string_view thread, std::int64_t id) const {
+    std::lock_guard lock(mutex_);
+    std::vector<written_value> out;
+    const thread_data* t = find(thread);
+    if (t == nullptr || !t->has(id)) return out;
+    const checkpoint_row& cp = t->row(id);
+    const checkpoint_row* parent = t->has(cp.parent) ? &t->row(cp.parent) : nullptr;
+    for (std::size_t i = 0; i < cp.entry_count; ++i) {
+      const entry& e = t->entries[cp.first_entry + i];
+      const entry* old = parent ? t->find_entry(*parent, e.name, i) : nullptr;
+      if (old != nullptr && old->value == e.value) continue;
+      const value_row& v = t->values[e.value];
+      out.push_back({t->names[e.name], std::string(v.text), v.previous != none});
+    }
+    return out;
+  }
+
   // Graph descriptions (graph_recording_store in store.hpp).
   void put_graph(std::string_view thread, std::string_view key, std::string_view description) {
     if (thread.empty()) throw store_refused_error(detail::store_refusal(thread, "the thread id is empty"));

@@ -166,6 +166,19 @@ class postgres_store {
     });
   }
 
+  // What checkpoint `id` wrote (written_values_store in store.hpp): its rows of sg_values.
+  std::vector<written_value> written(std::string_view thread, std::int64_t id) const {
+    detail::pg_params p;
+    p.bytes(thread).int8(id);
+    return call("reading a checkpoint's values", [&](detail::pg_connection& c, int) {
+      auto r = exec(c, sql_.written, p, "reading a checkpoint's values");
+      std::vector<written_value> out;
+      for (int i = 0; i < r.rows(); ++i)
+        out.push_back({std::string(r.bytes(i, 0)), std::string(r.bytes(i, 2)), r.integer(i, 1) != no_checkpoint});
+      return out;
+    });
+  }
+
   // Graph descriptions (graph_recording_store in store.hpp): one statement, the description
   // kept once per key.
   void put_graph(std::string_view thread, std::string_view key, std::string_view description) {
@@ -299,10 +312,13 @@ class postgres_store {
       graph = make(
           "SELECT g.description FROM @sg_thread_graphs t JOIN @sg_graphs g ON g.key = t.graph WHERE t.thread = $1");
       forget_graph = make("DELETE FROM @sg_thread_graphs WHERE thread = $1");
+      written = make(
+          "SELECT v.channel, v.previous, v.value FROM @sg_values v JOIN @sg_checkpoints c"
+          " ON c.thread = v.thread AND c.id = v.origin WHERE v.thread = $1 AND v.origin = $2 ORDER BY v.channel");
     }
     statement put, parent, put_writes, latest, by_id, list, pending, delete_thread, prune, prune_threads, threads,
         stats;
-    statement put_graph, graph, forget_graph;
+    statement put_graph, graph, forget_graph, written;
   };
   static_assert(sizeof(std::uint64_t) * 8 >= 12, "one bit per statement in pg_connection::prepared");
 

@@ -211,6 +211,21 @@ class sqlite_store {
     return existed;
   }
 
+  // What checkpoint `id` wrote (written_values_store in store.hpp): its row's `vals`.
+  std::vector<written_value> written(std::string_view thread, std::int64_t id) const {
+    std::lock_guard lock(mutex_);
+    std::vector<written_value> out;
+    detail::sqlite_query q(graph_sql_.written);
+    q.bind(thread).bind(id);
+    if (!q.next()) return out;
+    const bool ok = detail::for_each_value(q.text(0), [&](const detail::sqlite_value_ref& v) {
+      out.push_back({std::string(v.channel), std::string(v.value), v.previous != no_checkpoint});
+      return true;
+    });
+    if (!ok) throw corrupted(thread, id, "value list");
+    return out;
+  }
+
   // Graph descriptions (graph_recording_store in store.hpp): one transaction, the
   // description kept once per key.
   void put_graph(std::string_view thread, std::string_view key, std::string_view description) {
@@ -683,9 +698,11 @@ class sqlite_store {
           read(db,
                "SELECT g.description FROM thread_graphs t JOIN graphs g ON g.key = t.graph WHERE t.thread = ?1",
                "reading a thread's graph"),
-          forget(db, "DELETE FROM thread_graphs WHERE thread = ?1", "deleting a thread") {}
+          forget(db, "DELETE FROM thread_graphs WHERE thread = ?1", "deleting a thread"),
+          written(db, "SELECT vals FROM checkpoints WHERE" + std::string(detail::sqlite_checkpoint_row_sql),
+                  "reading a checkpoint's values") {}
 
-    detail::sqlite_statement insert_graph, insert_thread, read, forget;
+    detail::sqlite_statement insert_graph, insert_thread, read, forget, written;
   };
 
   mutable std::mutex mutex_;

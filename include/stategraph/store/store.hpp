@@ -253,6 +253,23 @@ concept graph_recording_store = requires(S& s, const S& cs, std::string_view tex
   { cs.graph(text) } -> std::same_as<std::optional<std::string>>;
 };
 
+// A value a checkpoint wrote: a whole value, or (`appended`) a piece that extends the value
+// the channel had at the checkpoint's parent.
+struct written_value {
+  std::string channel;
+  std::string value;
+  bool appended = false;
+  friend bool operator==(const written_value&, const written_value&) = default;
+};
+
+// A store that can say what each checkpoint wrote (every store here can): written(thread,
+// id) returns the values the checkpoint put, so a reader of a long thread reads each value
+// once instead of every checkpoint's whole state. Unknown threads and ids read as empty.
+template <class S>
+concept written_values_store = requires(const S& cs, std::string_view thread, std::int64_t id) {
+  { cs.written(thread, id) } -> std::same_as<std::vector<written_value>>;
+};
+
 namespace detail {
 
 // Why a write was refused, worded the same by every store.
