@@ -995,8 +995,6 @@ class durable_app {
             paused_row[i] = w.index + 1;
             paused_at[i] = at_field(where, field, [&] { return recorded_checkpoint(w.value); });
           }
-        } else if (kind == "error") {
-          // A failure's message, kept for readers of the thread (<stategraph/inspect.hpp>).
         } else if (kind == "resume") {
           // Parsed here only to refuse a corrupt answer before anything runs; the node decodes it.
           at_field(where, field, [&] { (void)detail::parse_or_throw(w.value, "a resume value"); });
@@ -1332,28 +1330,6 @@ class durable_app {
     void step_failed(std::size_t, const position_type&, Results& results_now, const Failures& failures, Sends& sent) {
       keep_writes(results_now, failures);
       keep_send_writes(sent);
-      keep_failures(failures);
-    }
-    // Each failed node's message as a pending write ("node#error"), so a reader of the
-    // thread sees why its step failed; loading skips these rows.
-    template <class Failures>
-    void keep_failures(const Failures& failures) {
-      std::vector<std::string> tasks, values;
-      for (std::size_t i = 0; i < A::size; ++i) {
-        if (!failures[i]) continue;
-        std::string message = "unknown exception";
-        try {
-          std::rethrow_exception(failures[i]);
-        } catch (const std::exception& e) {
-          message = e.what();
-        } catch (...) {
-        }
-        tasks.push_back(std::string(App::node_names[i]) + "#error");
-        values.push_back(nlohmann::json(message).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-      }
-      std::vector<pending_write_put> rows;
-      for (std::size_t k = 0; k < tasks.size(); ++k) rows.push_back({tasks[k], 0, "__error__", values[k]});
-      if (!rows.empty()) self.store_->put_writes(thread, parent, rows);
     }
     template <class Results, class Failures, class Sends>
     void step_paused(std::size_t, const position_type&, Results& results_now, const Failures& failures, Sends& sent) {

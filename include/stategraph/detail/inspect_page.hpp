@@ -116,6 +116,8 @@ function facts(c) {
     else if (w.channel === "__error__") f.failures.push({ node: taskNode(w.task), message: parse(w.value) });
     else if (w.channel !== "__resume__") f.results.push(w);
   }
+  // Kept results without an interrupt: the step from here failed (its messages are not stored).
+  if (!f.failures.length && f.results.length && !f.interrupts.length) f.failures.push({ node: "", message: "the step from this checkpoint failed; the writes of the nodes that succeeded are kept (below)" });
   return (c._facts = f);
 }
 function ranIn(c) {
@@ -392,7 +394,7 @@ function select(i, scroll) {
     if (x.answer !== undefined) e.append(document.createTextNode("  → answered " + short(parse(x.answer))));
     return e;
   }, "none");
-  fill("failures", f.failures, (x) => { const e = el("div", "failure", x.node + ": " + (typeof x.message === "string" ? x.message : short(x.message))); e.dataset.node = x.node; return e; }, "none");
+  fill("failures", f.failures, (x) => { const e = el("div", "failure", (x.node ? x.node + ": " : "") + (typeof x.message === "string" ? x.message : short(x.message))); e.dataset.node = x.node; return e; }, "none");
   fill("pending", f.results, (x) => el("div", "pending", x.task + " [" + x.index + "] " + x.channel + " = " + short(parse(x.value))), "none");
   const st = document.getElementById("state");
   st.replaceChildren();
