@@ -177,7 +177,9 @@ class memory_store {
   std::size_t prune_threads(older_than rule) {
     std::lock_guard lock(mutex_);
     return std::erase_if(threads_, [&](const auto& entry) {
-      return entry.second.row(entry.second.head()).created < rule.time;
+      const bool idle = entry.second.row(entry.second.head()).created < rule.time;
+      if (idle) thread_graphs_.erase(entry.first);
+      return idle;
     });
   }
 
