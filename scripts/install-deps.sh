@@ -2,7 +2,8 @@
 # Installs what stategraph needs to build, test and benchmark on a fresh Debian 12 machine.
 # Only Debian packages; skips apt entirely when everything is already there.
 #   scripts/install-deps.sh            build + tests (compilers, Boost, range-v3, JSON, doctest, SQLite,
-#                                      libpq and the PostgreSQL server the tests start a cluster of)
+#                                      libpq and the PostgreSQL server the tests start a cluster of,
+#                                      Chromium for the inspector page's browser test)
 #   scripts/install-deps.sh --bench    also Google Benchmark, oneTBB, valgrind, gnuplot
 #   scripts/install-deps.sh --sanitize also Clang's sanitizer runtimes (scripts/ci-sanitize.sh)
 set -euo pipefail
@@ -12,6 +13,7 @@ packages=(
   libboost1.81-dev librange-v3-dev nlohmann-json3-dev doctest-dev
   libsqlite3-dev sqlite3
   libpq-dev postgresql
+  chromium
 )
 for option in "$@"; do
   case "$option" in

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -574,4 +575,47 @@ TEST_CASE_TEMPLATE("prune_threads removes the threads idle since a time, whole",
   CHECK(s.stats() == sg::store_stats{});
   // A name can start again.
   CHECK(put(s, "old", {{"x", 1, "again"}}) == 1);
+}
+
+TEST_CASE_TEMPLATE("a thread's graph description is kept once per graph", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  static_assert(sg::graph_recording_store<typename F::store_type>);
+  CHECK_FALSE(s.graph("t1"));
+  const std::string first = "{\"format\":1,\"nodes\":[\"a\",\"b\"]} \xc3\xbc\n";
+  s.put_graph("t1", "k1", first);
+  s.put_graph("t2", "k1", "another text for a known key is not kept");
+  s.put_graph("t3", "k2", "{\"format\":1,\"nodes\":[\"c\"]}");
+  CHECK(s.graph("t1") == first);
+  CHECK(s.graph("t2") == first);
+  CHECK(s.graph("t3") == "{\"format\":1,\"nodes\":[\"c\"]}");
+  // A thread that records another graph (its code changed) reads the newer one.
+  s.put_graph("t1", "k2", "ignored");
+  CHECK(s.graph("t1") == "{\"format\":1,\"nodes\":[\"c\"]}");
+  CHECK_THROWS_AS(s.put_graph("", "k1", "x"), sg::store_refused_error);
+  // Graphs are not checkpoints: the counts do not change, and deleting a thread forgets its graph.
+  CHECK(s.stats() == sg::store_stats{});
+  put(s, "t3", {{"x", 1, "v"}});
+  CHECK(s.delete_thread("t3"));
+  CHECK_FALSE(s.graph("t3"));
+  CHECK(s.graph("t2") == first);
+}
+
+TEST_CASE_TEMPLATE("written returns what each checkpoint put: whole values and appended pieces", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  static_assert(sg::written_values_store<typename F::store_type>);
+  auto sorted = [](std::vector<sg::written_value> v) {
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.channel < b.channel; });
+    return v;
+  };
+  put(s, "t", {{"log", 1, "[1]", true}, {"calls", 1, "0"}});
+  put(s, "t", {{"log", 2, "[2]", true}, {"calls", 1}}, {.parent = 1, .step = 1});
+  put(s, "t", {{"log", 2}, {"calls", 2, "5"}}, {.parent = 2, .step = 2});
+  using w = sg::written_value;
+  CHECK(sorted(s.written("t", 1)) == std::vector<w>{{"calls", "0", false}, {"log", "[1]", false}});
+  CHECK(s.written("t", 2) == std::vector<w>{{"log", "[2]", true}});
+  CHECK(s.written("t", 3) == std::vector<w>{{"calls", "5", false}});
+  CHECK(s.written("t", 4).empty());
+  CHECK(s.written("nope", 1).empty());
 }

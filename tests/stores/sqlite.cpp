@@ -83,6 +83,26 @@ TEST_CASE("sqlite: everything survives closing and reopening the file") {
   CHECK(put(s, "t", {{"messages", 2}, {"calls", 2}}, {.parent = 2}) == 3);  // ids continue
 }
 
+TEST_CASE("sqlite: a file written before graph descriptions opens as it was and gains their tables") {
+  temp_db file;
+  {
+    sg::sqlite_store s(file.path());
+    put(s, "t", {{"x", 1, "a"}});
+  }
+  {
+    raw_db raw(file.path());
+    raw.exec("DROP TABLE graphs; DROP TABLE thread_graphs;");  // what a file of an older build holds
+  }
+  sg::sqlite_store s(file.path());
+  CHECK(joined(*s.get("t"), "x") == "a");
+  CHECK_FALSE(s.graph("t"));
+  s.put_graph("t", "k", "{\"format\":1}");
+  CHECK(s.graph("t") == "{\"format\":1}");
+  CHECK(s.file_version() >= 0);
+  raw_db raw(file.path());
+  CHECK(raw.text("SELECT value FROM stategraph_store WHERE key = 'schema_version'") == "3");
+}
+
 TEST_CASE("sqlite: the file is WAL, marked as a store, with a schema version") {
   temp_db file;
   { sg::sqlite_store s(file.path()); }

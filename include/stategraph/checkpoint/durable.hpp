@@ -4,6 +4,7 @@
 // state and forks from past checkpoints (semantics.md, "Checkpoints").
 #pragma once
 
+#include <stategraph/checkpoint/graph_description.hpp>
 #include <stategraph/checkpoint/json.hpp>
 #include <stategraph/checkpoint/long_threads.hpp>
 #include <stategraph/checkpoint/writer.hpp>
@@ -1735,6 +1736,7 @@ class durable_app {
         }
         return parent;
       }
+      if (from == no_checkpoint) record_graph();
       // Async: two writers take turns, one encoding while the other's checkpoint commits.
       auto& w = commits == durability::async && last_writer == &this->writer ? spare : this->writer;
       w.encode_channels(state, changed, whole, versions, sizes_before, max_version + 1, chains,
@@ -1772,6 +1774,14 @@ class durable_app {
         }
       }
       return parent;
+    }
+
+    // A thread's first checkpoint: the store learns which graph runs it (once per graph).
+    void record_graph() const {
+      if constexpr (graph_recording_store<Store>) {
+        const auto& g = detail::graph_record_of<A>();
+        self.store_->put_graph(thread, g.key, g.text);
+      }
     }
 
     // Whether the checkpoint being put is the run's last: nothing left to run, or a static

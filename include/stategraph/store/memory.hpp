@@ -113,10 +113,46 @@ class memory_store {
 
   bool delete_thread(std::string_view thread) {
     std::lock_guard lock(mutex_);
+    if (auto g = thread_graphs_.find(thread); g != thread_graphs_.end()) thread_graphs_.erase(g);
     auto it = threads_.find(thread);
     if (it == threads_.end()) return false;
     threads_.erase(it);
     return true;
+  }
+
+  // What checkpoint `id` wrote (written_values_store in store.hpp): its entries whose value
+  // is not its parent's.
+  std::vector<written_value> written(std::string_view thread, std::int64_t id) const {
+    std::lock_guard lock(mutex_);
+    std::vector<written_value> out;
+    const thread_data* t = find(thread);
+    if (t == nullptr || !t->has(id)) return out;
+    const checkpoint_row& cp = t->row(id);
+    const checkpoint_row* parent = t->has(cp.parent) ? &t->row(cp.parent) : nullptr;
+    for (std::size_t i = 0; i < cp.entry_count; ++i) {
+      const entry& e = t->entries[cp.first_entry + i];
+      const entry* old = parent ? t->find_entry(*parent, e.name, i) : nullptr;
+      if (old != nullptr && old->value == e.value) continue;
+      const value_row& v = t->values[e.value];
+      out.push_back({t->names[e.name], std::string(v.text), v.previous != none});
+    }
+    return out;
+  }
+
+  // Graph descriptions (graph_recording_store in store.hpp).
+  void put_graph(std::string_view thread, std::string_view key, std::string_view description) {
+    if (thread.empty()) throw store_refused_error(detail::store_refusal(thread, "the thread id is empty"));
+    std::lock_guard lock(mutex_);
+    if (graphs_.find(key) == graphs_.end()) graphs_.emplace(std::string(key), std::string(description));
+    thread_graphs_.insert_or_assign(std::string(thread), std::string(key));
+  }
+  std::optional<std::string> graph(std::string_view thread) const {
+    std::lock_guard lock(mutex_);
+    auto t = thread_graphs_.find(thread);
+    if (t == thread_graphs_.end()) return std::nullopt;
+    auto g = graphs_.find(t->second);
+    if (g == graphs_.end()) return std::nullopt;
+    return g->second;
   }
 
   // Removes the thread's checkpoints older than the rule keeps, their pending writes, and
@@ -141,7 +177,9 @@ class memory_store {
   std::size_t prune_threads(older_than rule) {
     std::lock_guard lock(mutex_);
     return std::erase_if(threads_, [&](const auto& entry) {
-      return entry.second.row(entry.second.head()).created < rule.time;
+      const bool idle = entry.second.row(entry.second.head()).created < rule.time;
+      if (idle) thread_graphs_.erase(entry.first);
+      return idle;
     });
   }
 
@@ -404,6 +442,8 @@ class memory_store {
 
   mutable std::mutex mutex_;
   std::map<std::string, thread_data, std::less<>> threads_;
+  std::map<std::string, std::string, std::less<>> graphs_;         // key -> description
+  std::map<std::string, std::string, std::less<>> thread_graphs_;  // thread -> key
 };
 
 static_assert(checkpoint_store<memory_store>);

@@ -161,7 +161,42 @@ class postgres_store {
     detail::pg_params p;
     p.bytes(thread);
     return call("deleting a thread", [&](detail::pg_connection& c, int) {
+      exec(c, sql_.forget_graph, p, "deleting a thread");
       return exec(c, sql_.delete_thread, p, "deleting a thread").boolean(0, 0);
+    });
+  }
+
+  // What checkpoint `id` wrote (written_values_store in store.hpp): its rows of sg_values.
+  std::vector<written_value> written(std::string_view thread, std::int64_t id) const {
+    detail::pg_params p;
+    p.bytes(thread).int8(id);
+    return call("reading a checkpoint's values", [&](detail::pg_connection& c, int) {
+      auto r = exec(c, sql_.written, p, "reading a checkpoint's values");
+      std::vector<written_value> out;
+      for (int i = 0; i < r.rows(); ++i)
+        out.push_back({std::string(r.bytes(i, 0)), std::string(r.bytes(i, 2)), r.integer(i, 1) != no_checkpoint});
+      return out;
+    });
+  }
+
+  // Graph descriptions (graph_recording_store in store.hpp): one statement, the description
+  // kept once per key.
+  void put_graph(std::string_view thread, std::string_view key, std::string_view description) {
+    if (thread.empty()) throw store_refused_error(detail::store_refusal(thread, "the thread id is empty"));
+    detail::pg_params p;
+    p.bytes(thread).bytes(key).bytes(description);
+    call("recording a graph", [&](detail::pg_connection& c, int) {
+      exec(c, sql_.put_graph, p, "recording a graph");
+      return 0;
+    });
+  }
+  std::optional<std::string> graph(std::string_view thread) const {
+    detail::pg_params p;
+    p.bytes(thread);
+    return call("reading a thread's graph", [&](detail::pg_connection& c, int) -> std::optional<std::string> {
+      auto r = exec(c, sql_.graph, p, "reading a thread's graph");
+      if (r.rows() == 0) return std::nullopt;
+      return std::string(r.bytes(0, 0));
     });
   }
 
@@ -270,9 +305,20 @@ class postgres_store {
           "SELECT (SELECT count(*) FROM @sg_threads), (SELECT count(*) FROM @sg_checkpoints),"
           " (SELECT count(*) FROM @sg_values), (SELECT coalesce(sum(length(value)), 0)::bigint FROM @sg_values),"
           " (SELECT count(*) FROM @sg_pending_writes)");
+      put_graph = make(
+          "WITH g AS (INSERT INTO @sg_graphs (key, description) VALUES ($2, $3) ON CONFLICT DO NOTHING)"
+          " INSERT INTO @sg_thread_graphs (thread, graph) VALUES ($1, $2)"
+          " ON CONFLICT (thread) DO UPDATE SET graph = excluded.graph");
+      graph = make(
+          "SELECT g.description FROM @sg_thread_graphs t JOIN @sg_graphs g ON g.key = t.graph WHERE t.thread = $1");
+      forget_graph = make("DELETE FROM @sg_thread_graphs WHERE thread = $1");
+      written = make(
+          "SELECT v.channel, v.previous, v.value FROM @sg_values v JOIN @sg_checkpoints c"
+          " ON c.thread = v.thread AND c.id = v.origin WHERE v.thread = $1 AND v.origin = $2 ORDER BY v.channel");
     }
     statement put, parent, put_writes, latest, by_id, list, pending, delete_thread, prune, prune_threads, threads,
         stats;
+    statement put_graph, graph, forget_graph, written;
   };
   static_assert(sizeof(std::uint64_t) * 8 >= 12, "one bit per statement in pg_connection::prepared");
 
@@ -359,6 +405,10 @@ class postgres_store {
           ddl.replace(at, 1, prefix_);
         run(ddl, "making the tables");
       }
+      std::string graph_ddl = detail::postgres_graph_tables_sql;
+      for (std::size_t at = graph_ddl.find('@'); at != std::string::npos; at = graph_ddl.find('@', at + prefix_.size()))
+        graph_ddl.replace(at, 1, prefix_);
+      run(graph_ddl, "making the graph tables");
       run("COMMIT", "committing the tables");
     } catch (const transient& t) {  // opening is not retried: the caller sees the failure at once
       PQclear(PQexec(c->handle, "ROLLBACK"));

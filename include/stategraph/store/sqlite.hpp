@@ -44,7 +44,8 @@ class sqlite_store {
   explicit sqlite_store(std::string path, sqlite_options options = {})
       : db_(std::move(path), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX),
         sql_(prepare(db_, options)),
-        retention_sql_(db_) {}
+        retention_sql_(db_),
+        graph_sql_(db_) {}
   sqlite_store(const sqlite_store&) = delete;
   sqlite_store& operator=(const sqlite_store&) = delete;
 
@@ -204,10 +205,43 @@ class sqlite_store {
     detail::sqlite_transaction tx(sql_.begin_write, sql_.commit, sql_.rollback);
     const bool existed = exists_thread(thread);
     cache_.valid = false;
-    for (auto* s : {&sql_.delete_writes, &sql_.delete_checkpoints, &sql_.delete_thread})
+    for (auto* s : {&sql_.delete_writes, &sql_.delete_checkpoints, &sql_.delete_thread, &graph_sql_.forget})
       detail::sqlite_query(*s).bind(thread).run();
     tx.commit();
     return existed;
+  }
+
+  // What checkpoint `id` wrote (written_values_store in store.hpp): its row's `vals`.
+  std::vector<written_value> written(std::string_view thread, std::int64_t id) const {
+    std::lock_guard lock(mutex_);
+    std::vector<written_value> out;
+    detail::sqlite_query q(graph_sql_.written);
+    q.bind(thread).bind(id);
+    if (!q.next()) return out;
+    const bool ok = detail::for_each_value(q.text(0), [&](const detail::sqlite_value_ref& v) {
+      out.push_back({std::string(v.channel), std::string(v.value), v.previous != no_checkpoint});
+      return true;
+    });
+    if (!ok) throw corrupted(thread, id, "value list");
+    return out;
+  }
+
+  // Graph descriptions (graph_recording_store in store.hpp): one transaction, the
+  // description kept once per key.
+  void put_graph(std::string_view thread, std::string_view key, std::string_view description) {
+    if (thread.empty()) throw store_refused_error(detail::store_refusal(thread, "the thread id is empty"));
+    std::lock_guard lock(mutex_);
+    detail::sqlite_transaction tx(sql_.begin_write, sql_.commit, sql_.rollback);
+    detail::sqlite_query(graph_sql_.insert_graph).bind(key).bind(description).run();
+    detail::sqlite_query(graph_sql_.insert_thread).bind(thread).bind(key).run();
+    tx.commit();
+  }
+  std::optional<std::string> graph(std::string_view thread) const {
+    std::lock_guard lock(mutex_);
+    detail::sqlite_query q(graph_sql_.read);
+    q.bind(thread);
+    if (!q.next()) return std::nullopt;
+    return std::string(q.text(0));
   }
 
   // Retention (store.hpp): removes the thread's checkpoints older than the rule keeps and
@@ -254,7 +288,7 @@ class sqlite_store {
     }
     cache_.valid = false;
     for (const auto& name : names)
-      for (auto* s : {&sql_.delete_writes, &sql_.delete_checkpoints, &sql_.delete_thread})
+      for (auto* s : {&sql_.delete_writes, &sql_.delete_checkpoints, &sql_.delete_thread, &graph_sql_.forget})
         detail::sqlite_query(*s).bind(name).run();
     tx.commit();
     return names.size();
@@ -655,10 +689,27 @@ class sqlite_store {
         delete_writes_before, idle_threads;
   };
 
+  struct graph_statements {
+    explicit graph_statements(const detail::sqlite_connection& db)
+        : insert_graph(db, "INSERT OR IGNORE INTO graphs (key, description) VALUES (?1, ?2)",
+                       "recording a graph"),
+          insert_thread(db, "INSERT OR REPLACE INTO thread_graphs (thread, graph) VALUES (?1, ?2)",
+                        "recording a thread's graph"),
+          read(db,
+               "SELECT g.description FROM thread_graphs t JOIN graphs g ON g.key = t.graph WHERE t.thread = ?1",
+               "reading a thread's graph"),
+          forget(db, "DELETE FROM thread_graphs WHERE thread = ?1", "deleting a thread"),
+          written(db, "SELECT vals FROM checkpoints WHERE" + std::string(detail::sqlite_checkpoint_row_sql),
+                  "reading a checkpoint's values") {}
+
+    detail::sqlite_statement insert_graph, insert_thread, read, forget, written;
+  };
+
   mutable std::mutex mutex_;
   detail::sqlite_connection db_;
   mutable statements sql_;
   mutable retention_statements retention_sql_;
+  mutable graph_statements graph_sql_;
   // Buffers reused by every call, behind mutex_.
   put_cache cache_;
   std::vector<channel_entry> scratch_parent_, scratch_now_;

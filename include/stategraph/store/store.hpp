@@ -242,6 +242,34 @@ concept checkpoint_store = requires(S& s, const S& cs, const checkpoint_put& cp,
   { cs.stats() } -> std::same_as<store_stats>;
 };
 
+// A store that keeps graph descriptions, so a tool can draw a thread's graph without the
+// code that ran it (every store here does; the runtime records one when the store has these).
+// put_graph(thread, key, description): keeps `description` once per `key` (a later put of a
+// known key keeps the first text) and records that `thread` runs that graph. graph(thread):
+// the description of the graph the thread last recorded, or nullopt.
+template <class S>
+concept graph_recording_store = requires(S& s, const S& cs, std::string_view text) {
+  { s.put_graph(text, text, text) } -> std::same_as<void>;
+  { cs.graph(text) } -> std::same_as<std::optional<std::string>>;
+};
+
+// A value a checkpoint wrote: a whole value, or (`appended`) a piece that extends the value
+// the channel had at the checkpoint's parent.
+struct written_value {
+  std::string channel;
+  std::string value;
+  bool appended = false;
+  friend bool operator==(const written_value&, const written_value&) = default;
+};
+
+// A store that can say what each checkpoint wrote (every store here can): written(thread,
+// id) returns the values the checkpoint put, so a reader of a long thread reads each value
+// once instead of every checkpoint's whole state. Unknown threads and ids read as empty.
+template <class S>
+concept written_values_store = requires(const S& cs, std::string_view thread, std::int64_t id) {
+  { cs.written(thread, id) } -> std::same_as<std::vector<written_value>>;
+};
+
 namespace detail {
 
 // Why a write was refused, worded the same by every store.

@@ -174,6 +174,15 @@ END $$;
 INSERT INTO @sg_store VALUES ('schema_version', 1);
 )sql";
 
+// sg_graphs          a graph's description (JSON the runtime wrote), once per key.
+// sg_thread_graphs   which graph each thread runs. Both are made when missing, so a schema
+//                    made before them gains them on opening; builds that predate them
+//                    ignore them.
+inline constexpr const char* postgres_graph_tables_sql = R"sql(
+CREATE TABLE IF NOT EXISTS @sg_graphs (key bytea PRIMARY KEY, description bytea NOT NULL);
+CREATE TABLE IF NOT EXISTS @sg_thread_graphs (thread bytea PRIMARY KEY, graph bytea NOT NULL);
+)sql";
+
 // A checkpoint and its channels' values in one statement (one snapshot): the header
 // columns, then per channel (in put order) its pieces, the whole value first. `%` stands for
 // the id: a parameter, or the thread's head. A channel whose origin holds no value yields

@@ -75,6 +75,15 @@ PRAGMA application_id = 1397191540;
 )sql";
 static_assert(sqlite_application_id == 1397191540);
 
+// graphs          a graph's description (JSON the runtime wrote), once per key.
+// thread_graphs   which graph each thread runs. Both are made when missing, so files written
+//                 before them open as they were and gain the tables; builds that predate them
+//                 ignore them.
+inline constexpr const char* sqlite_graph_tables_sql = R"sql(
+CREATE TABLE IF NOT EXISTS graphs (key TEXT PRIMARY KEY, description TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS thread_graphs (thread TEXT PRIMARY KEY, graph TEXT NOT NULL) WITHOUT ROWID;
+)sql";
+
 // Conditions on checkpoints: the rows of thread ?1 (none if the name has no number), and
 // its checkpoint ?2 (`id` is compared too, so an id past 2^32 finds nothing).
 inline constexpr const char* sqlite_thread_rows_sql =
@@ -362,6 +371,7 @@ inline void open_sqlite_store(const sqlite_connection& db, int busy_timeout_ms, 
         sqlite_add_created_column(db);
         break;
     }
+    db.exec(sqlite_graph_tables_sql, "making the graph tables");
     db.exec("COMMIT", "committing the tables");
   } catch (...) {
     sqlite3_exec(db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
