@@ -235,8 +235,14 @@ constexpr bool check_elements() {
 
 template <class A>
 constexpr bool check_graph() {
-  if constexpr (!respects_lattice<A>) {
+  if constexpr (!nodes_declare_stages<A>) {
+    (void)unstaged_node_diagnostic<A>{};
+    return false;
+  } else if constexpr (!respects_lattice<A>) {
     (void)lattice_crossing_diagnostic<A>{};
+    return false;
+  } else if constexpr (!subscriptions_respect_lattice<A>) {
+    (void)wake_crossing_diagnostic<A>{};
     return false;
   } else if constexpr (!singleton_stages_hold_one_node<A>) {
     (void)crowded_stage_diagnostic<A>{};
