@@ -166,7 +166,8 @@ constexpr bool check_node() {
   if constexpr (!check_channels_belong<S, Name, N>()) return false;
   else if constexpr (!check_targets<Name, StrayTarget>()) return false;
   else if constexpr (!check_seam<Name, N, Ctx>()) return false;  // before anything calls the node with Ctx
-  else if constexpr (!check_node_call<S, Name, N, Ctx, Payload>()) return false;
+  else if constexpr (!check_node_call<S, Name, N, stategraph::detail::checked_context_t<N, Ctx>, Payload>())
+    return false;
   else return true;
 }
 
