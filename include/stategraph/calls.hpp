@@ -35,9 +35,14 @@ Seam& seam(Ctx& context) {
     return context;
   } else if constexpr (requires { context.template provide<Seam>(); }) {
     return context.template provide<Seam>();
-  } else {
+  } else if constexpr (requires { context.template find<Seam>(); }) {
     // An optional seam found at run time: the node runs only when find() gave one.
     return *context.template find<Seam>();
+  } else {
+    // A context without the seam: SG012 refuses it where it is passed to invoke, and no
+    // second error is raised here (sg::compile types a node that takes that context).
+    static Seam* never = nullptr;
+    return *never;
   }
 }
 // A command whose goto is sends: LangGraph's Command(update=..., goto=[Send(...), ...]).
