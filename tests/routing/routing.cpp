@@ -190,10 +190,10 @@ using G = sg::graph<State, turn, sg::edge<sg::start, intent_detector>, sg::edge<
 }  // namespace staged_reactive_cases
 
 TEST_CASE("a reactive node in a staged graph runs when sg::wakes lets the writers' stages wake it") {
-  using namespace staged_reactive_cases;
-  static_assert(sg::allows_wake<turn, anchor_plan, post_turn>());
-  static_assert(!sg::allows_transition<turn, anchor_plan, post_turn>());  // wakes allows no edge
-  State out = sg::compile<G>().invoke(State{});
+  namespace src = staged_reactive_cases;
+  static_assert(sg::allows_wake<src::turn, src::anchor_plan, src::post_turn>());
+  static_assert(!sg::allows_transition<src::turn, src::anchor_plan, src::post_turn>());  // wakes allows no edge
+  src::State out = sg::compile<src::G>().invoke(src::State{});
   // step 1 intent (tokens 3); step 2 tool and cost (sees 3); step 3 cost again (sees 7)
   CHECK(out.log == std::vector<std::string>{"intent", "tool", "cost", "cost"});
   CHECK(out.tokens == 7);
