@@ -917,6 +917,8 @@ class app {
   (std::make_index_sequence<A::size>{});
   template <class Observer, class Result>
   static void merge_one(gathered<Observer>& g, std::string_view name, Result& r) {
+    if constexpr (requires { r.skipped; })
+      if (r.skipped) return;  // skipped for a missing optional seam: no update to report
     if constexpr (Observer::streams) g.observer.update(g.step, name, r.update);
     detail::merge_result<names>(g.state, r, g.next, &g.changed, g.next_sends);
   }

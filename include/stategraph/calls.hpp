@@ -14,6 +14,13 @@
 #include <vector>
 
 namespace stategraph {
+// `using seam = sg::optional_seam<extractor>;`: the node runs only when the run's context
+// provides the seam; otherwise it is skipped (it counts as having run and written nothing).
+template <class Seam>
+struct optional_seam {
+  using type = Seam;
+};
+
 // Hands a node the seam it declared (`using seam = reasoning;`) from its context.
 namespace detail {
 struct any_context;
@@ -26,8 +33,16 @@ Seam& seam(Ctx& context) {
     return *never;
   } else if constexpr (std::derived_from<Ctx, Seam>) {
     return context;
-  } else {
+  } else if constexpr (requires { context.template provide<Seam>(); }) {
     return context.template provide<Seam>();
+  } else if constexpr (requires { context.template find<Seam>(); }) {
+    // An optional seam found at run time: the node runs only when find() gave one.
+    return *context.template find<Seam>();
+  } else {
+    // A context without the seam: SG012 refuses it where it is passed to invoke, and no
+    // second error is raised here (sg::compile types a node that takes that context).
+    static Seam* never = nullptr;
+    return *never;
   }
 }
 // A command whose goto is sends: LangGraph's Command(update=..., goto=[Send(...), ...]).
@@ -123,9 +138,48 @@ struct result_kind<command<P, G>> {  // G: a go<...>, or sends (LangGraph's Comm
 template <class N, class S>
 using node_view_t = view<S, typename node_traits<N>::reads_type>;
 
+// A seam is a service a node needs from the runtime context: the context derives from it,
+// or hands it out with `provide<Seam>()`.
+template <class Ctx, class Seam>
+concept provides_seam = std::derived_from<Ctx, Seam> || requires(Ctx& c) {
+  { c.template provide<Seam>() } -> std::convertible_to<Seam&>;
+};
+// A context that may hold an optional seam, known only at run time: `Seam* find<Seam>()`,
+// null when it has none.
+template <class Ctx, class Seam>
+concept may_provide_seam = requires(Ctx& c) {
+  { c.template find<Seam>() } -> std::convertible_to<Seam*>;
+};
+
+template <class T>
+struct optional_seam_of {
+  using type = void;
+};
+template <class Seam>
+struct optional_seam_of<optional_seam<Seam>> {
+  using type = Seam;
+};
+// The seam N declares optional (void when it declares none, or a required one).
+template <class N>
+using optional_seam_t = typename optional_seam_of<typename node_traits<N>::seam>::type;
+
+// N's optional seam is absent from Ctx's type: the node never runs with this context.
+template <class N, class Ctx>
+concept skipped_by_type = !std::is_void_v<optional_seam_t<N>> && !std::is_same_v<Ctx, any_context> &&
+                          !provides_seam<Ctx, optional_seam_t<N>> && !may_provide_seam<Ctx, optional_seam_t<N>>;
+// Ctx may or may not hold N's optional seam: each call looks.
+template <class N, class Ctx>
+concept skipped_at_run_time = !std::is_void_v<optional_seam_t<N>> && !std::is_same_v<Ctx, any_context> &&
+                              !provides_seam<Ctx, optional_seam_t<N>> && may_provide_seam<Ctx, optional_seam_t<N>>;
+// The context a node is checked with: a node its context skips is still checked, as
+// sg::compile checks it (with a context that provides anything).
+template <class N, class Ctx>
+using checked_context_t = std::conditional_t<skipped_by_type<N, Ctx>, any_context, Ctx>;
+
 template <class N, class S, class Ctx>
 constexpr bool callable_with() {
-  if constexpr (std::is_same_v<Ctx, no_context>) return callable_as<const N&, node_view_t<N, S>>;
+  if constexpr (skipped_by_type<N, Ctx>) return callable_with<N, S, any_context>();
+  else if constexpr (std::is_same_v<Ctx, no_context>) return callable_as<const N&, node_view_t<N, S>>;
   else return callable_as<const N&, node_view_t<N, S>, Ctx&> || callable_as<const N&, node_view_t<N, S>>;
 }
 
@@ -144,7 +198,7 @@ struct call_result {
   static constexpr bool callable = false;
 };
 template <class N, class S, class Ctx>
-  requires(callable_with<N, S, Ctx>())
+  requires(callable_with<N, S, Ctx>() && !skipped_by_type<N, Ctx>)
 struct call_result<N, S, Ctx> {
   static constexpr bool callable = true;
   static constexpr bool with_context =
@@ -153,6 +207,11 @@ struct call_result<N, S, Ctx> {
       std::remove_cvref_t<typename std::conditional_t<with_context, lazy_call_type<const N&, node_view_t<N, S>, Ctx&>,
                                                       lazy_call_type<const N&, node_view_t<N, S>>>::type>;
 };
+
+// A node its context skips is typed as sg::compile types it.
+template <class N, class S, class Ctx>
+  requires(skipped_by_type<N, Ctx>)
+struct call_result<N, S, Ctx> : call_result<N, S, any_context> {};
 
 // A send target is called with its payload after the view (and the context, if it takes one).
 template <class N, class S, class P, class Ctx>
@@ -176,13 +235,6 @@ struct send_call_result<N, S, P, Ctx> {
   using type = std::remove_cvref_t<typename std::conditional_t<
       with_context, lazy_call_type<const N&, node_view_t<N, S>, const P&, Ctx&>,
       lazy_call_type<const N&, node_view_t<N, S>, const P&>>::type>;
-};
-
-// A seam is a service a node needs from the runtime context: the context derives from it,
-// or hands it out with `provide<Seam>()`.
-template <class Ctx, class Seam>
-concept provides_seam = std::derived_from<Ctx, Seam> || requires(Ctx& c) {
-  { c.template provide<Seam>() } -> std::convertible_to<Seam&>;
 };
 
 template <class T>

@@ -5,3 +5,4 @@
 
 #include <stategraph/checkpoint/durable.hpp>
 #include <stategraph/checkpoint/json.hpp>
+#include <stategraph/checkpoint/replay.hpp>

@@ -14,6 +14,10 @@ template <class Stage>
 struct within {};  // edges between nodes of the same stage are allowed
 template <class Stage>
 struct singleton {};  // exactly one node may live in this stage
+// A node of stage From may wake a reactive node of stage To through a channel it writes
+// (a subscription), though no edge may go from From to To.
+template <class From, class To>
+struct wakes {};
 
 template <class... Rules>
 struct lattice {
@@ -44,6 +48,14 @@ constexpr bool allows_transition() {
     return detail::contains<transition<A, B>, rules> ||
            (std::is_same_v<A, B> && detail::contains<within<A>, rules>);
   }
+}
+
+// May a node of stage A wake a subscriber of stage B? Whatever an edge may do, and what
+// `wakes<A, B>` allows.
+template <class Lattice, class A, class B>
+constexpr bool allows_wake() {
+  if constexpr (allows_transition<Lattice, A, B>()) return true;
+  else return detail::contains<wakes<A, B>, typename Lattice::rules>;
 }
 
 template <class Lattice, class Stage>

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -44,6 +45,11 @@ struct sends {
 };
 
 struct any_stage {};  // the stage of a node that declares none
+
+namespace detail {
+// sg::node's default stage: the lambda node declares none (SG018 refuses it in a staged graph).
+struct stage_not_declared {};
+}  // namespace detail
 
 // The pseudo-nodes where a run starts and ends.
 struct start {
@@ -267,7 +273,7 @@ struct lambda_node {
 
 // `sg::node<classify_tag, anchor_plan, sg::reads<...>, sg::writes<...>>(lambda)`: the graph
 // names the tag; sg::compile binds the tag to this callable.
-template <class Tag, class Stage = any_stage, class Reads = reads<>, class Writes = writes<>, class F>
+template <class Tag, class Stage = detail::stage_not_declared, class Reads = reads<>, class Writes = writes<>, class F>
 constexpr lambda_node<Tag, Stage, Reads, Writes, std::decay_t<F>> node(F&& f) {
   return {std::forward<F>(f)};
 }
@@ -294,6 +300,18 @@ STATEGRAPH_MEMBER_TYPE_OR(subscribes_or, subscribes, typename N::subscribes::lis
 STATEGRAPH_MEMBER_TYPE_OR(seam_or, seam, typename N::seam)
 #undef STATEGRAPH_MEMBER_TYPE_OR
 
+template <class Stage>
+struct stage_or_any {
+  using type = Stage;
+};
+template <>
+struct stage_or_any<stage_not_declared> {
+  using type = any_stage;
+};
+template <class N>
+concept declares_stage =
+    requires { typename N::stage; } && !std::is_same_v<typename stage_or<N, stage_not_declared>::type, stage_not_declared>;
+
 // A node renames itself with a static `name`; a data member that happens to be called
 // `name` (a node's own state) is not one.
 template <class N>
@@ -309,7 +327,8 @@ constexpr std::string_view node_name() {
 template <class N>
 struct node_traits {
   static constexpr std::string_view name = detail::node_name<N>();
-  using stage = typename detail::stage_or<N, any_stage>::type;
+  using stage = typename detail::stage_or_any<typename detail::stage_or<N, any_stage>::type>::type;
+  static constexpr bool declares_stage = detail::declares_stage<N>;
   using reads_type = typename detail::reads_or<N, reads<>>::type;
   using writes_type = typename detail::writes_or<N, writes<>>::type;
   using goes_list = typename detail::goes_or<N, detail::mp_list<>>::type;

@@ -4,6 +4,7 @@
 
 #include <stategraph/channels.hpp>
 #include <stategraph/config.hpp>
+#include <stategraph/containers.hpp>
 #include <stategraph/errors.hpp>
 #include <stategraph/graph.hpp>
 #include <stategraph/lattice.hpp>

@@ -119,10 +119,20 @@ struct durable_child {
   virtual typename ChildApp::state_type run(const ChildApp& app, typename ChildApp::state_type start) const = 0;
 };
 
+// A subgraph node's stage is its tag's, when the tag declares one (SG018 asks for a stage in
+// a graph with a lattice).
+template <class Tag>
+struct stage_of_tag {};
+template <class Tag>
+  requires requires { typename Tag::stage; }
+struct stage_of_tag<Tag> {
+  using stage = typename Tag::stage;
+};
+
 }  // namespace detail
 
 template <class Tag, class Child, class... Maps>
-class subgraph {
+class subgraph : public detail::stage_of_tag<Tag> {
  public:
   using child_state = typename Child::state_type;
   static constexpr bool shared_schema = sizeof...(Maps) == 0;

@@ -2,6 +2,7 @@
 // a patch's entries applied in order through each channel's reducer.
 #include <doctest/doctest.h>
 
+#include <boost/mp11/algorithm.hpp>
 #include <optional>
 #include <stategraph/stategraph.hpp>
 #include <string>
@@ -204,4 +205,58 @@ TEST_CASE("returning void changes nothing") {
   CHECK(out.log == std::vector<std::string>{"x"});
   CHECK(out.plain == "p");
   CHECK(out.last == 2);
+}
+
+// ---- containers and grants ----------------------------------------------------------------
+
+namespace unit_containers {
+
+struct Canvas {
+  sg::append<std::string> action_history;
+  sg::last_value<std::string> active_plan;
+  sg::counter<int> step_count;
+  sg::last_value<int> position;
+};
+struct nav : sg::container<&Canvas::action_history, &Canvas::active_plan, &Canvas::step_count> {};
+struct spatial : sg::container<&Canvas::position> {};
+
+struct planner {  // writes nav, reads nothing
+  using reads = sg::reads_from<>;
+  using writes = sg::writes_to<nav>;
+  auto operator()(sg::view<Canvas, reads>) const {
+    return sg::write<&Canvas::active_plan>(std::string("north")) | sg::write<&Canvas::step_count>(1) |
+           sg::write<&Canvas::action_history>("plan");
+  }
+};
+struct mover {  // reads nav, writes spatial: runs beside planner without a conflict on nav
+  using reads = sg::reads_from<nav>;
+  using writes = sg::writes_to<spatial>;
+  auto operator()(sg::view<Canvas, reads> in) const { return sg::write<&Canvas::position>(in.get<&Canvas::step_count>() + 10); }
+};
+struct summary {  // a grant mixes containers and plain channel lists
+  using reads = sg::reads_from<spatial, sg::reads<&Canvas::active_plan>>;
+  using writes = sg::writes<&Canvas::action_history>;
+  auto operator()(sg::view<Canvas, reads> in) const {
+    return sg::write<&Canvas::action_history>(in.get<&Canvas::active_plan>() + " at " +
+                                              std::to_string(in.get<&Canvas::position>()));
+  }
+};
+using canvas = sg::graph<Canvas, sg::edge<sg::start, planner>, sg::edge<sg::start, mover>, sg::join<summary, planner, mover>,
+                         sg::edge<summary, sg::end>>;
+
+}  // namespace unit_containers
+
+TEST_CASE("containers: read and write grants give the container's channels, and only write grants make writers") {
+  namespace uc = unit_containers;
+  using mover_traits = sg::node_traits<uc::mover>;
+  static_assert(std::is_same_v<mover_traits::writes_type::list, boost::mp11::mp_list<sg::detail::value_t<&uc::Canvas::position>>>);
+  static_assert(boost::mp11::mp_size<mover_traits::reads_type::list>::value == 3);
+  static_assert(std::is_same_v<uc::mover::reads::containers, boost::mp11::mp_list<uc::nav>>);
+  static_assert(std::is_same_v<sg::detail::grant_container<uc::planner::writes, sg::detail::value_t<&uc::Canvas::active_plan>>::type, uc::nav>);
+  // mover reads nav beside planner, which writes it: it sees the state of the step's start
+  uc::Canvas out = sg::compile<uc::canvas>().invoke(uc::Canvas{.step_count = 4});
+  CHECK(out.active_plan == "north");
+  CHECK(out.step_count == 5);
+  CHECK(out.position == 14);
+  CHECK(out.action_history == std::vector<std::string>{"plan", "north at 14"});
 }

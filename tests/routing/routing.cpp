@@ -151,3 +151,51 @@ TEST_CASE("reactive nodes run in the step after a subscribed channel changed") {
   CHECK(with_input.total == 50 + 60);  // step 1: react sees 5; step 2: planner's write (6) wakes it again
   CHECK(watch_all::runs == 3);
 }
+
+namespace staged_reactive_cases {
+
+struct State {
+  sg::append<std::string> log;
+  sg::counter<int> tokens;
+  sg::counter<int> cost;
+};
+struct anchor_plan {};
+struct tool_loop {};
+struct post_turn {};
+
+struct intent_detector {
+  using stage = anchor_plan;
+  using writes = sg::writes<&State::log, &State::tokens>;
+  auto operator()(sg::view<State, sg::reads<>>) const { return sg::write<&State::log>("intent") | sg::write<&State::tokens>(3); }
+};
+struct tool_call {
+  using stage = tool_loop;
+  using writes = sg::writes<&State::log, &State::tokens>;
+  auto operator()(sg::view<State, sg::reads<>>) const { return sg::write<&State::log>("tool") | sg::write<&State::tokens>(4); }
+};
+struct cost_rollup {  // reactive, in its own stage: woken by writers of anchor_plan and tool_loop
+  using stage = post_turn;
+  using subscribes = sg::subscribes<&State::tokens>;
+  using reads = sg::reads<&State::tokens>;
+  using writes = sg::writes<&State::cost, &State::log>;
+  auto operator()(sg::view<State, reads> in) const {
+    return sg::write<&State::cost>(in.get<&State::tokens>()) | sg::write<&State::log>("cost");
+  }
+};
+using turn = sg::lattice<sg::transition<anchor_plan, tool_loop>, sg::wakes<anchor_plan, post_turn>,
+                         sg::wakes<tool_loop, post_turn>>;
+using G = sg::graph<State, turn, sg::edge<sg::start, intent_detector>, sg::edge<intent_detector, tool_call>,
+                    sg::edge<tool_call, sg::end>, sg::edge<cost_rollup, sg::end>>;
+
+}  // namespace staged_reactive_cases
+
+TEST_CASE("a reactive node in a staged graph runs when sg::wakes lets the writers' stages wake it") {
+  namespace src = staged_reactive_cases;
+  static_assert(sg::allows_wake<src::turn, src::anchor_plan, src::post_turn>());
+  static_assert(!sg::allows_transition<src::turn, src::anchor_plan, src::post_turn>());  // wakes allows no edge
+  src::State out = sg::compile<src::G>().invoke(src::State{});
+  // step 1 intent (tokens 3); step 2 tool and cost (sees 3); step 3 cost again (sees 7)
+  CHECK(out.log == std::vector<std::string>{"intent", "tool", "cost", "cost"});
+  CHECK(out.tokens == 7);
+  CHECK(out.cost == 3 + 7);
+}

@@ -122,6 +122,22 @@ using backward = sg::graph<State, stages, sg::edge<sg::start, responder>, sg::ed
                            sg::edge<planner, sg::end>>;
 using crowded = sg::graph<State, stages, sg::edge<sg::start, planner>, sg::edge<planner, responder>,
                           sg::edge<responder, second_responder>, sg::edge<second_responder, sg::end>>;
+using with_unstaged = sg::graph<State, stages, sg::edge<sg::start, planner>, sg::edge<planner, reader>,
+                                sg::edge<reader, sg::end>>;
+// A reactive node of the plan stage woken by a writer of the answer stage.
+struct answer_writer {
+  using stage = answer_stage;
+  using writes = sg::writes<&State::steps>;
+  void operator()(sg::view<State, sg::reads<>>) const {}
+};
+struct plan_watcher {
+  using stage = plan;
+  using subscribes = sg::subscribes<&State::steps>;
+  void operator()(sg::view<State, sg::reads<>>) const {}
+};
+template <class Lattice>
+using woken_backwards = sg::graph<State, Lattice, sg::edge<sg::start, answer_writer>, sg::edge<answer_writer, sg::end>,
+                                  sg::edge<plan_watcher, sg::end>>;
 
 template <class G>
 using A = sg::analysis<G>;
@@ -167,6 +183,15 @@ static_assert(rules::respects_lattice<A<sequence>>);  // no lattice: anything go
 static_assert(!rules::respects_lattice<A<backward>>);
 static_assert(rules::singleton_stages_hold_one_node<A<forward>>);
 static_assert(!rules::singleton_stages_hold_one_node<A<crowded>>);
+static_assert(!rules::subscriptions_respect_lattice<A<woken_backwards<stages>>>);
+static_assert(rules::respects_lattice<A<woken_backwards<stages>>>);  // no declared edge crosses
+static_assert(rules::subscriptions_respect_lattice<
+              A<woken_backwards<sg::lattice<sg::transition<plan, answer_stage>, sg::wakes<answer_stage, plan>>>>>);
+
+// SG018: with a lattice, every node names its stage.
+static_assert(rules::nodes_declare_stages<A<forward>>);
+static_assert(rules::nodes_declare_stages<A<sequence>>);  // no lattice: no stage needed
+static_assert(!rules::nodes_declare_stages<A<with_unstaged>>);
 
 // SG008: nodes that can run together write no last-value channel both.
 static_assert(rules::no_parallel_last_value_writes<A<sequence>>);

@@ -55,6 +55,20 @@ struct noting {};
 using notes_node = sg::subgraph<noting, notes_graph, sg::maps<&State::log, &Notes::items>, sg::maps<&State::n, &Notes::count>>;
 using mapped_graph = sg::graph<State, sg::edge<sg::start, before>, sg::edge<before, notes_node>, sg::edge<notes_node, sg::end>>;
 
+// In a graph with a lattice, a subgraph node takes its tag's stage (SG018 wants one).
+struct research_stage {};
+struct staged_research {
+  using stage = research_stage;
+};
+using staged_research_node = sg::subgraph<staged_research, inner_graph>;
+struct staged_before {
+  using stage = research_stage;
+  using writes = sg::writes<&State::log>;
+  auto operator()(sg::view<State, sg::reads<>>) const { return sg::write<&State::log>("before"); }
+};
+using staged_outer = sg::graph<State, sg::lattice<sg::within<research_stage>>, sg::edge<sg::start, staged_before>,
+                               sg::edge<staged_before, staged_research_node>, sg::edge<staged_research_node, sg::end>>;
+
 struct deep {};
 using deep_node = sg::subgraph<deep, outer_graph>;  // a subgraph whose child has a subgraph
 using nested_graph = sg::graph<State, sg::edge<sg::start, deep_node>, sg::edge<deep_node, sg::end>>;
@@ -161,4 +175,12 @@ TEST_CASE("nested subgraphs: events carry the whole path; a child's failure is s
                                                   "2.1 start research/inner_a", "2.1 end research/inner_a",
                                                   "2.2 start research/inner_b", "2.2 error research/inner_b",
                                                   "2.0 error research"});
+}
+
+TEST_CASE("a subgraph node in a staged graph has its tag's stage") {
+  static_assert(std::is_same_v<sg::node_traits<staged_research_node>::stage, research_stage>);
+  static_assert(sg::node_traits<staged_research_node>::declares_stage);
+  State out = sg::compile<staged_outer>().invoke(State{});
+  CHECK(out.log == std::vector<std::string>{"before", "a", "b"});
+  CHECK(out.title == "T1");
 }

@@ -1619,6 +1619,8 @@ class durable_app {
     template <class R>
     static nlohmann::json encode_result(const R& r) {
       nlohmann::json j;
+      if constexpr (requires { r.skipped; })
+        if (r.skipped) return nlohmann::json{{"skipped", true}};  // its optional seam was missing
       j["update"] = detail::encode_patch(r.update);
       if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(r.next)>, detail::absent_part>)
         j["next"] = r.next ? nlohmann::json(detail::encode_go(*r.next)) : nlohmann::json(nullptr);
@@ -1642,6 +1644,11 @@ class durable_app {
     template <class R>
     static R decode_result_unchecked(const nlohmann::json& j) {
       R r{};
+      if constexpr (requires { r.skipped; })
+        if (j.contains("skipped")) {
+          r.skipped = true;
+          return r;
+        }
       r.update = detail::decode_patch_as<typename R::patch_type>(j.at("update"));
       if constexpr (!std::is_same_v<decltype(r.next), detail::absent_part>)
         if (!j.at("next").is_null())

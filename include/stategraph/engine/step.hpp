@@ -93,6 +93,8 @@ template <class Names, class Next, class Go>
 // next step's queues.
 template <class Names, class S, class R, class Next, class Changed, class Queues>
 [[gnu::always_inline]] inline void merge_result(S& state, R& r, Next& next, Changed* changed, Queues& sends) {
+  if constexpr (requires { r.skipped; })
+    if (r.skipped) return;  // a node its context's optional seam was missing from
   if constexpr (std::is_same_v<Changed, no_changes>)
     apply_patch(state, std::move(r.update), nullptr);
   else

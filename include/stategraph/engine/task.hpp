@@ -219,10 +219,17 @@ template <class N, class S, class Ctx, class... Payload>
     return n(view_t(state), payload...);
 }
 
+// The result of a node whose optional seam the context may lack: `skipped` when it did, and
+// then nothing of it is merged (its patch holds default values, not writes).
+template <class Base>
+struct skippable_result : Base {
+  bool skipped = false;
+};
+
 // The call's result as the runtime keeps it (step_result), built in place from the call.
 template <class N, class S, class Ctx, class... Payload>
-[[gnu::always_inline]] inline auto call_node_once(const N& n, const S& state, Ctx& context,
-                                                  const Payload&... payload) {
+[[gnu::always_inline]] inline auto call_node_present(const N& n, const S& state, Ctx& context,
+                                                     const Payload&... payload) {
   using R = decltype(raw_call(n, state, context, payload...));
   using out = step_result<R>;
   if constexpr (std::is_void_v<R>) {
@@ -238,6 +245,21 @@ template <class N, class S, class Ctx, class... Payload>
   } else {
     auto c = raw_call(n, state, context, payload...);
     return out{std::move(c.update), std::move(c.next)};
+  }
+}
+// A node with an optional seam is not called when the context lacks it: it counts as having
+// run and returned nothing (decided here by the context's type, or per call by find()).
+template <class N, class S, class Ctx, class... Payload>
+[[gnu::always_inline]] inline auto call_node_once(const N& n, const S& state, Ctx& context,
+                                                  const Payload&... payload) {
+  if constexpr (skipped_by_type<N, Ctx>) {
+    return skippable_result<step_result<void>>{{}, true};
+  } else if constexpr (skipped_at_run_time<N, Ctx>) {
+    using out = skippable_result<decltype(call_node_present(n, state, context, payload...))>;
+    if (context.template find<optional_seam_t<N>>() == nullptr) return out{{}, true};
+    return out{call_node_present(n, state, context, payload...), false};
+  } else {
+    return call_node_present(n, state, context, payload...);
   }
 }
 template <class Node, class F>

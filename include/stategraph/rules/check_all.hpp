@@ -166,7 +166,8 @@ constexpr bool check_node() {
   if constexpr (!check_channels_belong<S, Name, N>()) return false;
   else if constexpr (!check_targets<Name, StrayTarget>()) return false;
   else if constexpr (!check_seam<Name, N, Ctx>()) return false;  // before anything calls the node with Ctx
-  else if constexpr (!check_node_call<S, Name, N, Ctx, Payload>()) return false;
+  else if constexpr (!check_node_call<S, Name, N, stategraph::detail::checked_context_t<N, Ctx>, Payload>())
+    return false;
   else return true;
 }
 
@@ -235,8 +236,14 @@ constexpr bool check_elements() {
 
 template <class A>
 constexpr bool check_graph() {
-  if constexpr (!respects_lattice<A>) {
+  if constexpr (!nodes_declare_stages<A>) {
+    (void)unstaged_node_diagnostic<A>{};
+    return false;
+  } else if constexpr (!respects_lattice<A>) {
     (void)lattice_crossing_diagnostic<A>{};
+    return false;
+  } else if constexpr (!subscriptions_respect_lattice<A>) {
+    (void)wake_crossing_diagnostic<A>{};
     return false;
   } else if constexpr (!singleton_stages_hold_one_node<A>) {
     (void)crowded_stage_diagnostic<A>{};

@@ -1,5 +1,7 @@
-// SG006 and SG007, the stage lattice: no hand-over goes from one stage to another in a
-// direction the lattice does not allow, and a singleton stage holds at most one node.
+// SG006, SG007 and SG018, the stage lattice: no hand-over (an edge, or a subscription that
+// lets a writer wake a reactive node) goes from one stage to another in a direction the
+// lattice does not allow, a singleton stage holds at most one node, and in a graph with a
+// lattice every node names its stage (sg::any_stage when it belongs to none).
 #pragma once
 
 #include <stategraph/detail/meta.hpp>
@@ -7,6 +9,7 @@
 #include <stategraph/node.hpp>
 #include <stategraph/rules/handovers.hpp>
 #include <stategraph/schedule.hpp>
+#include <stategraph/schema.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -42,16 +45,54 @@ struct lattice_facts {
   struct pair {
     std::size_t from = n, to = n;
   };
-  // The first hand-over that crosses the lattice.
+  // The first declared hand-over that crosses the lattice.
   static constexpr pair crossing = [] {
     pair p{};
     if constexpr (!std::is_same_v<L, no_lattice>)
       for (std::size_t i = 0; i < n && p.from == n; ++i)
-        handovers<A>::next[i].for_each([&](std::size_t j) {
+        handovers<A>::declared[i].for_each([&](std::size_t j) {
           if (p.from == n && !allowed[stage_index[i]][stage_index[j]]) p = pair{i, j};
         });
     return p;
   }();
+
+  static constexpr std::array<std::array<bool, k>, k> wake_allowed = [] {
+    std::array<std::array<bool, k>, k> out{};
+    stategraph::detail::for_each_index<k>([&]<std::size_t X>() {
+      stategraph::detail::for_each_index<k>([&]<std::size_t Y>() {
+        out[X][Y] = allows_wake<L, boost::mp11::mp_at_c<stages, X>, boost::mp11::mp_at_c<stages, Y>>();
+      });
+    });
+    return out;
+  }();
+  struct wake {
+    std::size_t writer = n, channel = 0, subscriber = n;
+  };
+  // The first subscription that crosses the lattice: a writer of a channel, in one stage,
+  // wakes a subscriber of the channel in a stage the lattice does not let it wake.
+  static constexpr wake wake_crossing = [] {
+    wake w{};
+    if constexpr (!std::is_same_v<L, no_lattice> && A::reactive)
+      for (std::size_t i = 0; i < n && w.writer == n; ++i)
+        for (std::size_t c = 0; c < A::channels && w.writer == n; ++c) {
+          if (!A::reactivity.writes[i].test(c)) continue;
+          A::reactivity.subscribers[c].for_each([&](std::size_t j) {
+            if (w.writer == n && !wake_allowed[stage_index[i]][stage_index[j]]) w = wake{i, c, j};
+          });
+        }
+    return w;
+  }();
+
+  // The first node that names no stage in a graph with a lattice.
+  static constexpr std::size_t unstaged = []<class... N>(stategraph::detail::mp_list<N...>*) {
+    if constexpr (std::is_same_v<L, no_lattice>) return n;
+    else {
+      constexpr std::array<bool, sizeof...(N) + 1> declared{node_traits<N>::declares_stage..., true};
+      std::size_t i = 0;
+      while (i < n && declared[i]) ++i;
+      return i;
+    }
+  }(static_cast<typename A::nodes*>(nullptr));
 
   struct crowded {
     std::size_t stage = k, first = n, second = n;
@@ -81,6 +122,14 @@ struct lattice_facts {
 template <class A>
 concept respects_lattice = lattice_facts<A>::crossing.from == A::size;
 
+// No subscription lets a writer wake a subscriber across the lattice.
+template <class A>
+concept subscriptions_respect_lattice = lattice_facts<A>::wake_crossing.writer == A::size;
+
+// With a lattice, every node declares its stage (sg::any_stage counts).
+template <class A>
+concept nodes_declare_stages = lattice_facts<A>::unstaged == A::size;
+
 // Every singleton stage of the lattice holds at most one node of the graph.
 template <class A>
 concept singleton_stages_hold_one_node = lattice_facts<A>::crowded_singleton.stage == lattice_facts<A>::k;
@@ -93,6 +142,30 @@ struct SG006_edge_crosses_the_lattice {
   struct fail {
     static_assert(stategraph::detail::always_false<SG006_edge_crosses_the_lattice>,
                   "SG006: an edge goes from one stage to another in a direction the lattice does not allow");
+  };
+  static constexpr fail<> raised{};
+};
+
+// Read as "Subscriber subscribes to Channel, written by Writer in WriterStage".
+template <class Subscriber, auto Channel, class Writer, class WriterStage, class SubscriberStage>
+struct SG006_subscription_crosses_the_lattice {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<SG006_subscription_crosses_the_lattice>,
+                  "SG006: a reactive node subscribes to a channel written in a stage the lattice does not let "
+                  "hand over to the subscriber's stage; allow it with sg::wakes<WriterStage, SubscriberStage> "
+                  "(or an sg::transition)");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class Node>
+struct SG018_node_without_a_stage_in_a_staged_graph {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<SG018_node_without_a_stage_in_a_staged_graph>,
+                  "SG018: the graph has a lattice and this node declares no stage; give it `using stage = ...;` "
+                  "(or say `using stage = sg::any_stage;` for a node outside the lattice)");
   };
   static constexpr fail<> raised{};
 };
@@ -119,5 +192,37 @@ using crowded_stage_diagnostic =
     SG007_singleton_stage_holds_more_than_one_node<boost::mp11::mp_at_c<typename F::stages, F::crowded_singleton.stage>,
                                                    boost::mp11::mp_at_c<typename A::names, F::crowded_singleton.first>,
                                                    boost::mp11::mp_at_c<typename A::names, F::crowded_singleton.second>>;
+
+}  // namespace stategraph::rules
+
+namespace stategraph::rules {
+
+// Where the wake's channel sits in the writer's `writes`: the message names the channel as
+// the writer declared it. Instantiated only for a graph with such a crossing.
+template <class A, class F = lattice_facts<A>>
+struct wake_channel {
+  using writes = typename node_traits<typename A::template node<F::wake_crossing.writer>>::writes_type::list;
+  using S = typename A::state_type;
+  static constexpr std::size_t position = [] {
+    std::size_t at = 0, i = 0;
+    boost::mp11::mp_for_each<writes>([&]<class V>(V) {
+      if constexpr (std::is_same_v<state_of<V::value>, S>)
+        if (channel_index<S, V::value>() == F::wake_crossing.channel) at = i;
+      ++i;
+    });
+    return at;
+  }();
+};
+
+template <class A, class F = lattice_facts<A>, class C = wake_channel<A>>
+using wake_crossing_diagnostic =
+    SG006_subscription_crosses_the_lattice<boost::mp11::mp_at_c<typename A::names, F::wake_crossing.subscriber>,
+                                           boost::mp11::mp_at_c<typename C::writes, C::position>::value,
+                                           boost::mp11::mp_at_c<typename A::names, F::wake_crossing.writer>,
+                                           boost::mp11::mp_at_c<typename F::stages, F::stage_index[F::wake_crossing.writer]>,
+                                           boost::mp11::mp_at_c<typename F::stages, F::stage_index[F::wake_crossing.subscriber]>>;
+template <class A, class F = lattice_facts<A>>
+using unstaged_node_diagnostic =
+    SG018_node_without_a_stage_in_a_staged_graph<boost::mp11::mp_at_c<typename A::names, F::unstaged>>;
 
 }  // namespace stategraph::rules

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <stategraph/channels.hpp>
+#include <stategraph/containers.hpp>
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/node.hpp>
 #include <stategraph/schedule.hpp>
@@ -331,6 +332,20 @@ struct SG008_nodes_that_run_together_write_one_last_value_channel {
   static constexpr fail<> raised{};
 };
 
+// The same, for a channel of a container both nodes were granted to write: the container
+// comes first, as the grant named it.
+template <class Container, auto Channel, class FirstNode, class SecondNode>
+struct SG008_nodes_that_run_together_write_one_last_value_channel_of_container {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<SG008_nodes_that_run_together_write_one_last_value_channel_of_container>,
+                  "SG008: two nodes that can run in the same superstep both write one last-value channel of a "
+                  "container; give the channel a reducer, grant one of them read access only (sg::reads_from), or "
+                  "separate the nodes");
+  };
+  static constexpr fail<> raised{};
+};
+
 // Where the first conflict's channel sits in the first node's `writes`: the message names
 // the channel as that node declared it. Instantiated only for a graph that has a conflict.
 template <class A, class F = parallel_write_facts<A>>
@@ -347,11 +362,25 @@ struct conflict_channel {
   }();
 };
 
-// The diagnostic with the first conflict, named as the graph names its nodes.
+// The container the first node's write grant holds the conflict's channel in (void when
+// the node declares the channel plainly).
 template <class A, class F = parallel_write_facts<A>, class C = conflict_channel<A>>
-using parallel_write_diagnostic = SG008_nodes_that_run_together_write_one_last_value_channel<
-    boost::mp11::mp_at_c<typename C::writes, C::position>::value,
-    boost::mp11::mp_at_c<typename A::names, F::last_value_conflict.first>,
-    boost::mp11::mp_at_c<typename A::names, F::last_value_conflict.second>>;
+using conflict_container = typename stategraph::detail::grant_container<
+    typename node_traits<typename A::template node<F::last_value_conflict.first>>::writes_type,
+    boost::mp11::mp_at_c<typename C::writes, C::position>>::type;
+
+// The diagnostic with the first conflict, named as the graph names its nodes.
+template <class A, class F = parallel_write_facts<A>, class C = conflict_channel<A>,
+          class Container = conflict_container<A>>
+using parallel_write_diagnostic = std::conditional_t<
+    std::is_void_v<Container>,
+    SG008_nodes_that_run_together_write_one_last_value_channel<
+        boost::mp11::mp_at_c<typename C::writes, C::position>::value,
+        boost::mp11::mp_at_c<typename A::names, F::last_value_conflict.first>,
+        boost::mp11::mp_at_c<typename A::names, F::last_value_conflict.second>>,
+    SG008_nodes_that_run_together_write_one_last_value_channel_of_container<
+        Container, boost::mp11::mp_at_c<typename C::writes, C::position>::value,
+        boost::mp11::mp_at_c<typename A::names, F::last_value_conflict.first>,
+        boost::mp11::mp_at_c<typename A::names, F::last_value_conflict.second>>>;
 
 }  // namespace stategraph::rules

@@ -16,9 +16,11 @@ namespace stategraph::rules {
 
 // ---- predicate -------------------------------------------------------------------------
 
-// N declares no seam, or Ctx provides it (any_context: the context is not known yet).
+// N declares no seam, or an optional one (the node is skipped without it), or Ctx provides
+// it (any_context: the context is not known yet).
 template <class N, class Ctx>
 concept seam_provided = std::is_void_v<typename node_traits<N>::seam> ||
+                        !std::is_void_v<stategraph::detail::optional_seam_t<N>> ||
                         std::is_same_v<Ctx, stategraph::detail::any_context> ||
                         stategraph::detail::provides_seam<Ctx, typename node_traits<N>::seam>;
 
