@@ -354,14 +354,17 @@ class postgres_queue {
     auto r = exec("SELECT failures FROM @sg_runs WHERE id = $1", p, "reading a run");
     return r.rows() == 0 ? 0 : static_cast<int>(r.integer(0, 0));
   }
-  // Appends an event to a run this worker holds (nothing if it no longer holds it).
-  void record(const claimed_run& run, std::string_view worker, std::string_view kind, std::string_view data) {
+  // Appends an event to a run this worker holds; false (nothing written) if it no longer
+  // holds it.
+  bool record(const claimed_run& run, std::string_view worker, std::string_view kind, std::string_view data) {
     detail::pg_params p;
     p.int8(run.id).text(worker).int4(run.attempt).text(kind).text(data);
-    exec("INSERT INTO @sg_run_events (run, seq, attempt, kind, data)"
-         " SELECT $1, coalesce((SELECT max(seq) FROM @sg_run_events WHERE run = $1), 0) + 1, $3, $4, $5"
-         " FROM @sg_runs WHERE id = $1 AND worker = $2 AND attempts = $3 AND status = 'running'",
-         p, "recording a run event");
+    return exec("INSERT INTO @sg_run_events (run, seq, attempt, kind, data)"
+                " SELECT $1, coalesce((SELECT max(seq) FROM @sg_run_events WHERE run = $1), 0) + 1, $3, $4, $5"
+                " FROM @sg_runs WHERE id = $1 AND worker = $2 AND attempts = $3 AND status = 'running'"
+                " RETURNING seq",
+                p, "recording a run event")
+               .rows() == 1;
   }
 
  private:
@@ -450,7 +453,7 @@ class postgres_queue {
         const bool lost = PQstatus(c->handle) != CONNECTION_OK;
         pool_.give_back(std::move(c), !lost);
         if (!(lost || sqlstate.starts_with("08") || sqlstate == "40001" || sqlstate == "40P01" ||
-              sqlstate.starts_with("57P")))
+              sqlstate.starts_with("57P") || sqlstate == "23505"))
           throw store_error("stategraph: run queue at " + target_ + " (schema " + options_.schema + "): " + doing +
                             ": " + message + (sqlstate.empty() ? "" : " (SQLSTATE " + sqlstate + ")"));
         last = message;
@@ -634,10 +637,13 @@ serve_stats serve(const DurableApp& app, postgres_queue& queue, serve_options op
             queue.record(c, worker, "node",
                          nlohmann::json{{"step", e.step}, {"node", std::string(e.node)}, {"channels", channels}}.dump());
           } else if (e.mode == stream_mode::checkpoints) {
-            queue.record(c, worker, "checkpoint",
-                         nlohmann::json{{"id", e.checkpoint.id}, {"step", e.checkpoint.step}}.dump());
+            // The event is written only while the run is ours: a worker whose lease was
+            // taken over learns it here and stops, rather than race its successor.
+            if (!queue.record(c, worker, "checkpoint",
+                              nlohmann::json{{"id", e.checkpoint.id}, {"step", e.checkpoint.step}}.dump()) ||
+                slot.lost.load())
+              throw detail::run_lost{};
             if (slot.cancel.load()) throw detail::run_cancelled{};
-            if (slot.lost.load()) throw detail::run_lost{};
           }
         });
       }
@@ -656,7 +662,10 @@ serve_stats serve(const DurableApp& app, postgres_queue& queue, serve_options op
         try {
           out = go();
         } catch (const conflict_error&) {
-          if (round >= 8 || slot.lost.load() || queue.heartbeat(worker, {c.id}, options.lease).empty()) throw detail::run_lost{};
+          // The other writer is still running (it may not know it lost the run until its own
+          // commit is refused), so the bound is generous.
+          if (round >= 1000 || slot.lost.load() || queue.heartbeat(worker, {c.id}, options.lease).empty())
+            throw detail::run_lost{};
         }
       }
       if (slot.cancel.load()) {
