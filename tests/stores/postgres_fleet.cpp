@@ -212,6 +212,24 @@ TEST_CASE("fleet: a worker refuses a run submitted for another graph and records
   CHECK(w.store.list("y").empty());
 }
 
+TEST_CASE("fleet: a queue that cannot be reached, or of another version, is refused with nothing changed") {
+  CHECK_THROWS_AS(sg::postgres_queue("host=/nonexistent-sg-socket-dir user=sg dbname=postgres"),
+                  sg::postgres_connect_error);
+  sg_test::temp_schema schema("fleet_version");
+  { sg::postgres_queue q(sg_test::postgres_conninfo(), {.schema = schema.name()}); }
+  sg_test::postgres_admin("UPDATE \"" + schema.name() + "\".sg_queue SET value = 99");
+  try {
+    sg::postgres_queue q(sg_test::postgres_conninfo(), {.schema = schema.name()});
+    FAIL("a queue of version 99 was opened");
+  } catch (const sg::store_format_error& e) {
+    CHECK(std::string(e.what()).find("version 99") != std::string::npos);
+    CHECK(std::string(e.what()).find("nothing was changed") != std::string::npos);
+  }
+  // The store beside it still opens: the queue's version is its own.
+  sg::postgres_store store(sg_test::postgres_conninfo(), {.schema = schema.name()});
+  CHECK(store.threads().empty());
+}
+
 TEST_CASE("fleet: two workers claim each run exactly once") {
   sg_test::temp_schema schema("fleet_two");
   work_sleep_ms = 0;
