@@ -740,16 +740,17 @@ serve_stats serve(const DurableApp& app, postgres_queue& queue, serve_options op
         std::lock_guard lock(mutex);
         now = active;
       }
-      for (auto& [id, s] : now) ids.push_back(id);
+      for (const auto& entry : now) ids.push_back(entry.first);
       if (ids.empty()) continue;
       try {
         const auto held = queue.heartbeat(worker, ids, options.lease);
-        for (auto& [id, s] : now) {
-          auto it = std::find_if(held.begin(), held.end(), [&](const auto& h) { return h.first == id; });
+        for (auto& entry : now) {
+          const std::int64_t id = entry.first;
+          auto it = std::find_if(held.begin(), held.end(), [id](const auto& h) { return h.first == id; });
           if (it == held.end())
-            s->lost = true;
+            entry.second->lost = true;
           else if (it->second)
-            s->cancel = true;
+            entry.second->cancel = true;
         }
       } catch (const store_error&) {
         // the server is away: the leases may expire, and the runs' late commits are refused
