@@ -697,21 +697,27 @@ serve_stats serve(const DurableApp& app, postgres_queue& queue, serve_options op
     }
   };
 
+  // One idle slot per process asks the queue at a time; the others wait for their turn
+  // rather than poll too, so an idle fleet costs one claim per `poll` per process, and a
+  // slot that claimed a run hands the turn on at once.
+  std::mutex claim_turn;
   auto slot_loop = [&] {
-    auto pause = options.poll;
     while (!stop_requested()) {
       std::optional<claimed_run> c;
-      try {
-        c = queue.claim(worker, options.lease);
-      } catch (const store_error&) {
-        c.reset();  // the server is away: try again after a pause
+      {
+        std::lock_guard turn(claim_turn);
+        while (!stop_requested()) {
+          try {
+            c = queue.claim(worker, options.lease);
+          } catch (const store_error&) {
+            c.reset();  // the server is away: try again after a pause
+          }
+          if (c || (options.exit_when_idle && queue.unfinished() == 0)) break;
+          std::unique_lock lock(mutex);
+          wake.wait_for(lock, options.poll, [&] { return stop_requested(); });
+        }
       }
-      if (!c) {
-        if (options.exit_when_idle && queue.unfinished() == 0) break;
-        std::unique_lock lock(mutex);
-        wake.wait_for(lock, pause, [&] { return stop_requested(); });
-        continue;
-      }
+      if (!c) break;
       auto slot = std::make_shared<detail::serve_slot_state>();
       {
         std::lock_guard lock(mutex);
