@@ -3,11 +3,12 @@
 // concurrency 8 each, from one sg::postgres_queue.
 //
 //   stategraph_fleet_bench CONNINFO [REPETITIONS]      the producer; starts its workers
+//                                                      (0 repetitions: the claim latency alone)
 //   stategraph_fleet_bench CONNINFO worker NAME         a worker (reads "go" on stdin)
 //
 // Throughput: the runs are queued, the workers connected and waiting; the clock starts at
 // "go" and stops at the last run's finish. Claim latency: one worker of concurrency 8, idle;
-// runs submitted one at a time, 10 ms apart; latency = the run's claim time minus its submit
+// runs submitted one at a time, 100 ms apart; latency = the run's claim time minus its submit
 // time (both the server's clock). Prints one JSON line per measurement.
 #include <stategraph/checkpoint.hpp>
 #include <stategraph/stategraph.hpp>
@@ -57,7 +58,7 @@ using graph = sg::graph<Turn, sg::edge<sg::start, call>, sg::branch<call, again>
 
 namespace {
 
-constexpr int concurrency = 8, runs = 160, steps = 8, latency_runs = 60;
+constexpr int concurrency = 8, runs = 160, steps = 8, latency_runs = 30;
 const sg::postgres_options options{.schema = "sg_bench_fleet", .pool_size = concurrency + 1};
 
 double seconds_since_epoch(std::chrono::system_clock::time_point t) {
@@ -178,11 +179,11 @@ int main(int argc, char** argv) {
   std::vector<child> workers;
   workers.push_back(start_worker(conninfo, "latency"));
   // A run that keeps the worker from exiting while the others trickle in.
-  const auto keeper = queue.submit(sg::thread_id{"keeper"}, fleet_bench::Turn{.goal = latency_runs * 2 + 40});
+  const auto keeper = queue.submit(sg::thread_id{"keeper"}, fleet_bench::Turn{.goal = 100000});
   go_and_wait(workers);
   std::vector<std::int64_t> ids;
   for (int i = 0; i < latency_runs; ++i) {
-    std::this_thread::sleep_for(10ms);
+    std::this_thread::sleep_for(100ms);  // far apart: each finds the worker idle
     ids.push_back(queue.submit(sg::thread_id{"l" + std::to_string(i)}, fleet_bench::Turn{.goal = 1}));
   }
   queue.cancel(keeper);
@@ -190,6 +191,11 @@ int main(int argc, char** argv) {
   std::vector<double> latency;
   for (auto id : ids) {
     const auto r = queue.get(id);
+    if (r.status != sg::run_status::done) {
+      std::fprintf(stderr, "stategraph_fleet_bench: latency run %lld is %s\n", static_cast<long long>(id),
+                   std::string(sg::to_string(r.status)).c_str());
+      return 1;
+    }
     latency.push_back(std::chrono::duration<double, std::milli>(r.started - r.submitted).count());
   }
   std::printf("{\"kind\": \"fleet_claim_latency\", \"workers\": 1, \"concurrency\": %d, \"poll_ms\": 5, \"runs\": %d, "
