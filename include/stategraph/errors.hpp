@@ -134,6 +134,13 @@ class invalid_update_error : public error {
   std::size_t step_;
 };
 
+// What a node throws when it sees that its run was asked to stop (sg::stoppable): not a
+// std::exception, so that retry policies and a node's `catch (const std::exception&)` let it
+// through; the run reports sg::cancelled_error (or sg::deadline_error).
+struct stop_signal {
+  bool deadline = false;  // the run's deadline passed, rather than its stop token
+};
+
 // What sg::interrupt throws to pause a run. Not an sg::error and not a std::exception: a
 // node's `catch (const std::exception&)` does not swallow it. (Catch-all blocks must
 // rethrow it.)

@@ -73,6 +73,8 @@ decltype(auto) with_retries(const retry_policy& policy, Sleep& sleep, Random& ra
       return f();
     } catch (const interrupt_signal&) {
       throw;  // a pause, not a failure
+    } catch (const stop_signal&) {
+      throw;  // the run stops: no attempt is left
     } catch (...) {
       auto e = std::current_exception();
       if (attempt >= policy.max_attempts || !policy.retry_on(e)) throw;

@@ -3,6 +3,7 @@
 // for in place); the nodes of a step run concurrently up to max_concurrency; timeouts,
 // retries of timeouts, run deadlines and cancellation fail a step with nothing merged.
 #include <stategraph/asio.hpp>
+#include <stategraph/stop.hpp>
 
 #include <doctest/doctest.h>
 
@@ -18,7 +19,9 @@
 #include <exception>
 #include <functional>
 #include <optional>
+#include <random>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -177,6 +180,68 @@ TEST_CASE("async: a loop with a coroutine router, and sends to a coroutine targe
   CHECK(logged(s_seq) == std::vector<std::string>{"sq1", "sq4", "sq9"});  // send order, not finishing order
   CHECK(logged(s_async) == logged(s_seq));
   CHECK(s_async.n.value() == 14);
+}
+
+namespace async_cases {
+// Waits as long as the run's random delays say, then writes and may send to the collector.
+struct delays {
+  int ms[4] = {};
+};
+struct collect;
+template <int K>
+struct jittery {
+  static constexpr std::string_view name = K == 0 ? "j0" : K == 1 ? "j1" : K == 2 ? "j2" : "j3";
+  using reads = sg::reads<&State::n>;
+  using writes = sg::writes<&State::log, &State::n>;
+  using sends = sg::sends<collect>;
+  asio::awaitable<sg::command<log_n_patch, std::vector<sg::send_to<collect, int>>>> operator()(
+      sg::view<State, reads> in, delays& d) const {
+    co_await pause(std::chrono::milliseconds(d.ms[K]));
+    std::vector<sg::send_to<collect, int>> out;
+    if (d.ms[K] % 2 == 0) out.push_back(sg::send<collect>(K * 10 + d.ms[K]));
+    co_return sg::command{sg::write<&State::log>(std::string(name) + "@" + std::to_string(in.get<&State::n>())) |
+                              sg::write<&State::n>(K + 1),
+                          std::move(out)};
+  }
+};
+struct collect {
+  using writes = sg::writes<&State::items>;
+  asio::awaitable<sg::patch<sg::entry<&State::items, int>>> operator()(sg::view<State, sg::reads<>>, const int& x,
+                                                                        delays& d) const {
+    co_await pause(std::chrono::milliseconds(d.ms[x % 4]));
+    co_return sg::write<&State::items>(x);
+  }
+};
+struct again_twice {
+  using reads = sg::reads<&State::n>;
+  sg::go_all<jittery<0>, jittery<2>, sg::end> operator()(sg::view<State, reads> in) const {
+    sg::go_all<jittery<0>, jittery<2>, sg::end> g;
+    if (in.get<&State::n>() < 12) g.add(sg::to<jittery<0>>), g.add(sg::to<jittery<2>>);
+    else g.add(sg::to<sg::end>);
+    return g;
+  }
+};
+using random_fan = sg::graph<State, sg::edge<sg::start, jittery<0>>, sg::edge<sg::start, jittery<1>>,
+                             sg::edge<sg::start, jittery<2>>, sg::edge<sg::start, jittery<3>>,
+                             sg::branch<jittery<0>, again_twice>, sg::edge<jittery<1>, sg::end>,
+                             sg::edge<jittery<2>, sg::end>, sg::edge<jittery<3>, sg::end>, sg::edge<collect, sg::end>>;
+}  // namespace async_cases
+
+TEST_CASE("async: random finishing orders give the sequential run's state") {
+  const auto app = sg::compile<random_fan>();
+  std::mt19937 random(17);
+  for (int round = 0; round < 12; ++round) {
+    delays d;
+    for (int& ms : d.ms) ms = static_cast<int>(random() % 4);
+    const State seq = app.invoke(State{}, d);
+    const State async = run_async<State>([&] {
+      return app.async_invoke(State{}, d, sg::async_options{.max_concurrency = static_cast<std::size_t>(round % 3)});
+    });
+    CHECK(logged(async) == logged(seq));
+    CHECK(std::vector<int>(async.items.begin(), async.items.end()) == std::vector<int>(seq.items.begin(), seq.items.end()));
+    CHECK(async.n.value() == seq.n.value());
+    CHECK(seq.n.value() >= 12);
+  }
 }
 
 TEST_CASE("async: many runs wait together on one thread") {
@@ -344,4 +409,70 @@ TEST_CASE("async: a run past its deadline, or cancelled, stops its step with not
   CHECK(logged(state) == std::vector<std::string>{"plain"});  // w2 finished, but nothing of step 2 merged
   CHECK(state.n.value() == 0);
   CHECK(at.step == 1);
+}
+
+// ---- stopping synchronous runs (<stategraph/stop.hpp>) -----------------------------------------
+
+namespace async_cases {
+struct counting_ctx : sg::stoppable {
+  std::stop_source* source = nullptr;
+  int stop_at = 0;  // the count at which the node asks for the stop itself
+};
+struct ticks {
+  using reads = sg::reads<&State::n>;
+  using writes = sg::writes<&State::n, &State::log>;
+  static constexpr sg::retry_policy retry{.max_attempts = 3, .initial_interval = 0, .jitter = false};
+  auto operator()(sg::view<State, reads> in, counting_ctx& ctx) const {
+    if (in.get<&State::n>() == ctx.stop_at) ctx.source->request_stop();
+    ctx.throw_if_stop_requested();  // a stop is not retried
+    return sg::write<&State::n>(1) | sg::write<&State::log>("tick" + std::to_string(in.get<&State::n>()));
+  }
+};
+struct until_ten {
+  using reads = sg::reads<&State::n>;
+  sg::go<ticks, sg::end> operator()(sg::view<State, reads> in) const {
+    if (in.get<&State::n>() < 10) return sg::to<ticks>;
+    return sg::to<sg::end>;
+  }
+};
+using ticking = sg::graph<State, sg::edge<sg::start, plain_node>, sg::edge<plain_node, ticks>, sg::branch<ticks, until_ten>>;
+}  // namespace async_cases
+
+TEST_CASE("stop: a sync run stops on its token, its deadline, or a node that polls them, on both executors") {
+  const auto seq = sg::compile<ticking>();
+  const auto pool = sg::compile<ticking>(sg::with_executor(sg::thread_pool{2}));
+  auto check = [](const auto& app) {
+    std::stop_source source;
+    counting_ctx ctx;
+    ctx.source = &source;
+    ctx.stop_at = 100;
+    CHECK(sg::invoke_stoppable(app, State{}, {source.get_token()}, ctx).n.value() == 10);  // never stopped
+
+    ctx.stop_at = 3;  // the node asks for the stop in step 5 (n == 3): the run reports that step
+    try {
+      (void)sg::invoke_stoppable(app, State{}, {source.get_token()}, ctx);
+      FAIL("expected sg::cancelled_error");
+    } catch (const sg::deadline_error&) {
+      FAIL("a stop is no deadline");
+    } catch (const sg::cancelled_error& e) {
+      CHECK(e.step() == 5);
+      CHECK(e.nodes() == std::vector<std::string>{"ticks"});
+    }
+    // Already requested: refused before step 1, naming what it would run.
+    try {
+      (void)sg::invoke_stoppable(app, State{}, {source.get_token()}, ctx);
+      FAIL("expected sg::cancelled_error");
+    } catch (const sg::cancelled_error& e) {
+      CHECK(e.step() == 1);
+      CHECK(e.nodes() == std::vector<std::string>{"plain_node"});
+    }
+    try {
+      (void)sg::invoke_stoppable(app, State{}, {.deadline = std::chrono::steady_clock::now() - 1ms}, ctx);
+      FAIL("expected sg::deadline_error");
+    } catch (const sg::deadline_error& e) {
+      CHECK(e.step() == 1);
+    }
+  };
+  check(seq);
+  check(pool);
 }
