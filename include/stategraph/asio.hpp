@@ -193,11 +193,28 @@ struct async_runs {
         else
           return *given;
       }();
+      // A graph without coroutines never suspends, so nothing can cancel it: the plain
+      // invoke (and its fast paths) is the whole run, unless a deadline is checked.
+      if constexpr (!any_coroutine<Ctx>())
+        if (options.deadline.count() == 0) {
+          if constexpr (std::is_same_v<Ctx, no_context>)
+            co_return app.invoke(std::move(input), config);
+          else
+            co_return app.invoke(std::move(input), context, config);
+        }
       std::optional<boost::asio::steady_timer> deadline;
       if (options.deadline.count() > 0) deadline.emplace(co_await boost::asio::this_coro::executor, options.deadline);
       S state{};
       position at{app.first_frontier(state, std::move(input)), {}, 0, {}};
-      while (co_await step(app, state, at, context, config, options, deadline ? &*deadline : nullptr)) {
+      quiet q;
+      for (;;) {
+        if (needs_coroutines<Ctx>(at)) {
+          if (!co_await step(app, state, at, context, config, options, deadline ? &*deadline : nullptr)) break;
+        } else {  // a step of plain nodes and routers: the general step, with no coroutine frame
+          if (deadline && deadline->expiry() <= boost::asio::steady_timer::clock_type::now() && at.any())
+            throw deadline_error(at.step + 1, active_names(at));
+          if (!app.run_step(state, at, context, config, q)) break;
+        }
       }
       co_return state;
     }
@@ -283,66 +300,73 @@ struct async_runs {
     if (deadline && deadline->expiry() <= boost::asio::steady_timer::clock_type::now())
       throw deadline_error(step_no, running());
 
-    auto ex = co_await boost::asio::this_coro::executor;
-    const std::size_t count = coroutines.size();
-    const std::size_t limit = options.max_concurrency ? options.max_concurrency : count;
-    boost::asio::experimental::concurrent_channel<void(boost::system::error_code)> wake(ex, count);
-    std::vector<boost::asio::cancellation_signal> signals(count);
-    std::vector<std::atomic<bool>> done(count);
-    std::atomic<std::size_t> finished{0};
-    std::size_t launched = 0;
-    auto launch_more = [&] {
-      for (; launched < count && launched - finished.load() < limit; ++launched) {
-        const std::size_t c = launched;
-        boost::asio::co_spawn(ex, coroutines[c].second(f, coroutines[c].first.send),
-                              boost::asio::bind_cancellation_slot(
-                                  signals[c].slot(), [&wake, &finished, &done, c](std::exception_ptr) {
-                                    done[c] = true;
-                                    finished.fetch_add(1);
-                                    wake.try_send(boost::system::error_code{});
-                                  }));
-      }
-    };
-    launch_more();
-    // The plain tasks run here, while the coroutines wait for this one to suspend.
-    for (const task& t : plain) {
-      if (t.send == none) {
-        try {
-          App::template task_table<Ctx>[t.node](app.node_at(t.node), state, context, config,
-                                                App::template result_at<Ctx>(f.results, t.node), nullptr);
-        } catch (...) {
-          f.failures[t.node] = std::current_exception();
+    if (coroutines.size() == 1 && plain.empty() && !deadline) {
+      // One coroutine: awaited here, in this run's own frame, sharing its cancellation.
+      co_await coroutines[0].second(f, coroutines[0].first.send);
+      const boost::asio::cancellation_state now = co_await boost::asio::this_coro::cancellation_state;
+      if (now.cancelled() != boost::asio::cancellation_type::none) throw cancelled_error(step_no, running());
+    } else {
+      auto ex = co_await boost::asio::this_coro::executor;
+      const std::size_t count = coroutines.size();
+      const std::size_t limit = options.max_concurrency ? options.max_concurrency : count;
+      boost::asio::experimental::concurrent_channel<void(boost::system::error_code)> wake(ex, count);
+      std::vector<boost::asio::cancellation_signal> signals(count);
+      std::vector<std::atomic<bool>> done(count);
+      std::atomic<std::size_t> finished{0};
+      std::size_t launched = 0;
+      auto launch_more = [&] {
+        for (; launched < count && launched - finished.load() < limit; ++launched) {
+          const std::size_t c = launched;
+          boost::asio::co_spawn(ex, coroutines[c].second(f, coroutines[c].first.send),
+                                boost::asio::bind_cancellation_slot(
+                                    signals[c].slot(), [&wake, &finished, &done, c](std::exception_ptr) {
+                                      done[c] = true;
+                                      finished.fetch_add(1);
+                                      wake.try_send(boost::system::error_code{});
+                                    }));
         }
-      } else {
-        send_table<Ctx>[t.node](f, t.send);
-      }
-    }
-
-    enum class stop { no, cancelled, expired } stopped = stop::no;
-    while (finished.load() < launched || (stopped == stop::no && launched < count)) {
-      if (stopped == stop::no) launch_more();
-      bool expired = false, cancelled = false;
-      try {
-        if (deadline && stopped == stop::no) {
-          using namespace boost::asio::experimental::awaitable_operators;
-          auto r = co_await (wake.async_receive(boost::asio::use_awaitable) ||
-                             deadline->async_wait(boost::asio::use_awaitable));
-          expired = r.index() == 1;
+      };
+      launch_more();
+      // The plain tasks run here, while the coroutines wait for this one to suspend.
+      for (const task& t : plain) {
+        if (t.send == none) {
+          try {
+            App::template task_table<Ctx>[t.node](app.node_at(t.node), state, context, config,
+                                                  App::template result_at<Ctx>(f.results, t.node), nullptr);
+          } catch (...) {
+            f.failures[t.node] = std::current_exception();
+          }
         } else {
-          co_await wake.async_receive(boost::asio::use_awaitable);
+          send_table<Ctx>[t.node](f, t.send);
         }
-      } catch (const boost::system::system_error&) {
-        cancelled = true;
       }
-      if (cancelled) co_await boost::asio::this_coro::reset_cancellation_state();
-      if ((expired || cancelled) && stopped == stop::no) {
-        stopped = expired ? stop::expired : stop::cancelled;
-        for (std::size_t c = 0; c < launched; ++c)
-          if (!done[c]) signals[c].emit(boost::asio::cancellation_type::terminal);
+
+      enum class stop { no, cancelled, expired } stopped = stop::no;
+      while (finished.load() < launched || (stopped == stop::no && launched < count)) {
+        if (stopped == stop::no) launch_more();
+        bool expired = false, cancelled = false;
+        try {
+          if (deadline && stopped == stop::no) {
+            using namespace boost::asio::experimental::awaitable_operators;
+            auto r = co_await (wake.async_receive(boost::asio::use_awaitable) ||
+                               deadline->async_wait(boost::asio::use_awaitable));
+            expired = r.index() == 1;
+          } else {
+            co_await wake.async_receive(boost::asio::use_awaitable);
+          }
+        } catch (const boost::system::system_error&) {
+          cancelled = true;
+        }
+        if (cancelled) co_await boost::asio::this_coro::reset_cancellation_state();
+        if ((expired || cancelled) && stopped == stop::no) {
+          stopped = expired ? stop::expired : stop::cancelled;
+          for (std::size_t c = 0; c < launched; ++c)
+            if (!done[c]) signals[c].emit(boost::asio::cancellation_type::terminal);
+        }
       }
+      if (stopped == stop::expired) throw deadline_error(step_no, running());
+      if (stopped == stop::cancelled) throw cancelled_error(step_no, running());
     }
-    if (stopped == stop::expired) throw deadline_error(step_no, running());
-    if (stopped == stop::cancelled) throw cancelled_error(step_no, running());
 
     // The routers run after the barrier, on the merged state, in branch order (a coroutine
     // router is awaited), and add their choices to the next position as run_routers would.
@@ -390,6 +414,67 @@ struct async_runs {
     return std::array<route_fn, A::branch_count>{route_entry<B>()...};
   }
   (std::make_index_sequence<A::branch_count>{});
+
+  // ---- which steps need coroutines ---------------------------------------------------------
+
+  template <std::size_t I, class Ctx>
+  static constexpr bool node_is_coroutine() {
+    if constexpr (App::template plain_t<I, Ctx>::value)
+      return is_coroutine_call<typename App::template node_t<I>, S, Ctx>;
+    else
+      return false;
+  }
+  template <std::size_t I, class Ctx>
+  static constexpr bool send_is_coroutine() {
+    if constexpr (App::has_sends) {
+      using Q = typename App::template queue_t<I>;
+      if constexpr (!std::is_same_v<Q, no_queue>)
+        return is_coroutine_call<typename App::template node_t<I>, S, Ctx, typename Q::value_type>;
+    }
+    return false;
+  }
+  // Per node: its call, its send copies, or a router leaving it is a coroutine.
+  template <class Ctx>
+  static constexpr auto coroutine_node = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<bool, A::size>{node_is_coroutine<I, Ctx>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  template <class Ctx>
+  static constexpr auto coroutine_send = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<bool, A::size>{send_is_coroutine<I, Ctx>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  static constexpr auto coroutine_router_from = [] {
+    std::array<bool, A::size> out{};
+    for (std::size_t b = 0; b < A::branch_count; ++b)
+      if (route_coroutines[b] && App::branch_sources[b] < A::size) out[App::branch_sources[b]] = true;
+    return out;
+  }();
+  template <class Ctx>
+  static constexpr bool any_coroutine() {
+    for (std::size_t i = 0; i < A::size; ++i)
+      if (coroutine_node<Ctx>[i] || coroutine_send<Ctx>[i] || coroutine_router_from[i]) return true;
+    return false;
+  }
+  template <class Ctx>
+  static bool needs_coroutines(const position& at) {
+    bool any = false;
+    at.active.for_each([&](std::size_t i) { any = any || coroutine_node<Ctx>[i] || coroutine_router_from[i]; });
+    if constexpr (App::has_sends)
+      for_each_index<A::size>([&]<std::size_t I>() {
+        if (!std::get<I>(at.sends).empty() && (coroutine_send<Ctx>[I] || coroutine_router_from[I])) any = true;
+      });
+    return any;
+  }
+  static std::vector<std::string> active_names(const position& at) {
+    std::vector<std::string> names;
+    for_each_index<A::size>([&]<std::size_t I>() {
+      bool sent = false;
+      if constexpr (App::has_sends) sent = !std::get<I>(at.sends).empty();
+      if (at.active.test(I) || sent) names.emplace_back(App::node_names[I]);
+    });
+    return names;
+  }
 
   template <class Ctx>
   static constexpr auto send_table = []<std::size_t... I>(std::index_sequence<I...>) {
