@@ -20,6 +20,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/container/small_vector.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -99,8 +100,9 @@ awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_att
                                awaitable<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>>,
                 "stategraph: an async run awaits boost::asio::awaitable<T> on the default executor type "
                 "(boost::asio::any_io_executor)");
-  auto call = as_step_result(raw_call(n, state, context, payload...));
+  using T = awaited_t<raw_result_t<N, S, Ctx, Payload...>>;
   if constexpr (has_timeout<N>) {
+    auto call = as_step_result(raw_call(n, state, context, payload...));
     if (N::timeout.limit.count() > 0) {
       using namespace boost::asio::experimental::awaitable_operators;
       boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, N::timeout.limit);
@@ -108,20 +110,23 @@ awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_att
       if (r.index() == 1) throw timed_out(N::timeout.limit);
       co_return std::move(std::get<0>(r));
     }
+    co_return co_await std::move(call);
+  } else if constexpr (std::is_void_v<T>) {  // no frame of as_step_result in between
+    co_await raw_call(n, state, context, payload...);
+    co_return step_result<void>{};
+  } else {
+    co_return to_step_result(co_await raw_call(n, state, context, payload...));
   }
-  co_return co_await std::move(call);
 }
 
 // A coroutine node's call with its retry policy. Its waits between attempts are timers (or
 // run_config::sleep, when given); a cancelled attempt is not retried.
 template <class N, class S, class Ctx, class... Payload>
-awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_call(const N& n, const S& state,
-                                                                                  Ctx& context,
-                                                                                  const run_config& config,
-                                                                                  const Payload&... payload) {
-  if constexpr (!has_retry<N>) {
-    co_return co_await async_attempt(n, state, context, payload...);
-  } else {
+awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_retries(const N& n, const S& state,
+                                                                                     Ctx& context,
+                                                                                     const run_config& config,
+                                                                                     const Payload&... payload) {
+  {
     for (std::size_t attempt = 1;; ++attempt) {
       std::exception_ptr failure;
       try {
@@ -144,6 +149,17 @@ awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_cal
       }
     }
   }
+}
+// Not a coroutine itself: without a retry policy, the attempt is the call.
+template <class N, class S, class Ctx, class... Payload>
+awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_call(const N& n, const S& state,
+                                                                                  Ctx& context,
+                                                                                  const run_config& config,
+                                                                                  const Payload&... payload) {
+  if constexpr (has_retry<N>)
+    return async_retries(n, state, context, config, payload...);
+  else
+    return async_attempt(n, state, context, payload...);
 }
 
 // The async runs of an app: the general step's frame, failures and barrier (app::finish_step),
@@ -260,8 +276,8 @@ struct async_runs {
     frame_t<Ctx> f{app, state, context, config, at.sends, q};
 
     // The step's tasks in node order; the coroutine ones, with their entries.
-    std::vector<task> plain;
-    std::vector<std::pair<task, entry<Ctx>>> coroutines;
+    boost::container::small_vector<task, 8> plain;
+    boost::container::small_vector<std::pair<task, entry<Ctx>>, 8> coroutines;
     for_each_index<A::size>([&]<std::size_t I>() {
       using N = typename App::template node_t<I>;
       if constexpr (App::template plain_t<I, Ctx>::value) {
