@@ -176,6 +176,13 @@ class app {
     return run_step(state, at, context, config, observer);
   }
 
+  // An async run (opt-in: #include <stategraph/asio.hpp>):
+  // `co_await app.async_invoke(input[, ctx][, run_config][, sg::async_options])`.
+  template <class... Args>
+  auto async_invoke(Args&&... args) const {
+    return detail::async_runs<app>::invoke(*this, std::forward<Args>(args)...);
+  }
+
   // The payload queue a node keeps for the sends it receives (no_queue when none).
   template <std::size_t I>
   using queue_for_node = boost::mp11::mp_at_c<typename detail::send_plan<A>::queues, I>;
@@ -194,6 +201,9 @@ class app {
   }
 
  private:
+  template <class>
+  friend struct detail::async_runs;  // <stategraph/asio.hpp> runs the general step's tasks as coroutines
+
   template <std::size_t I>
   using node_t = typename A::template node<I>;
   template <std::size_t B>
@@ -927,13 +937,6 @@ class app {
   bool run_step(state_type& state, position_type& at, Ctx& context, const run_config& config, Observer& observer) const {
     if (!at.any()) return false;
     if (at.step >= config.recursion_limit) over_limit(config, at.step, at.active);
-    const std::size_t step_no = at.step + 1;
-    auto ran = at.active;  // the nodes that run in this step, as a node or as a send target
-    if constexpr (has_sends)
-      detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if (!std::get<I>(at.sends).empty()) ran.set(I);
-      });
-
     using frame_t = frame<Ctx, Observer>;
     frame_t f{*this, state, context, config, at.sends, observer};
     if constexpr (Observer::persists) {
@@ -953,6 +956,19 @@ class app {
       if constexpr (has_sends) restore_sends(f);
     }
     run_tasks<Ctx, Observer>(at.active, f);
+    return finish_step(state, at, f, observer);
+  }
+  // What follows a step's tasks (the general step's, or an async run's): its failures, then
+  // the barrier and the next frontier.
+  // (An async run evaluates the routers itself, after it: Routers = false.)
+  template <class Ctx, class Observer, bool Routers = true>
+  bool finish_step(state_type& state, position_type& at, frame<Ctx, Observer>& f, Observer& observer) const {
+    const std::size_t step_no = at.step + 1;
+    auto ran = at.active;  // the nodes that run in this step, as a node or as a send target
+    if constexpr (has_sends)
+      detail::for_each_index<A::size>([&]<std::size_t I>() {
+        if (!std::get<I>(at.sends).empty()) ran.set(I);
+      });
     if constexpr (Observer::streams) observer.tasks(step_no, at.active, f.failures, f.took, f.children);
     // A failed step leaves the state as it was; a persisting observer keeps the results of
     // the nodes that succeeded, and the step pauses (rather than fails) when the only
@@ -1003,8 +1019,9 @@ class app {
     // order, each by detail::merge_result (merge_one).
     detail::each_result in_order{[&](auto) { ran.for_each([&](std::size_t i) { merge_table<Ctx, Observer>[i](f, g, i); }); }};
     detail::barrier<names, Observer::persists>(state, g.next, &g.changed, g.next_sends, in_order);
-    detail::next_frontier<A>(ran, at.arrived, &g.changed, g.next,
-                             [&](auto& n) { run_routers(state, ran, n.nodes, g.next_sends); });
+    detail::next_frontier<A>(ran, at.arrived, &g.changed, g.next, [&](auto& n) {
+      if constexpr (Routers) run_routers(state, ran, n.nodes, g.next_sends);
+    });
     at.active = g.next.nodes;
     at.sends = std::move(g.next_sends);
     at.step = step_no;

@@ -59,6 +59,16 @@ struct any_context {
   template <class T>
   operator T&() const;
 };
+// A coroutine node's (or router's) result stands for the value it produces. Specialised by
+// the opt-in <stategraph/asio.hpp> for boost::asio::awaitable<T>, which also says how a
+// synchronous executor waits for one; the core names no Asio type.
+template <class R>
+struct async_result {
+  static constexpr bool is_async = false;
+  using type = R;
+};
+template <class R>
+using awaited_t = typename async_result<R>::type;
 struct no_context {};
 
 // A node that no send targets keeps no queue.
@@ -203,9 +213,9 @@ struct call_result<N, S, Ctx> {
   static constexpr bool callable = true;
   static constexpr bool with_context =
       !std::is_same_v<Ctx, no_context> && callable_as<const N&, node_view_t<N, S>, Ctx&>;
-  using type =
+  using type = awaited_t<
       std::remove_cvref_t<typename std::conditional_t<with_context, lazy_call_type<const N&, node_view_t<N, S>, Ctx&>,
-                                                      lazy_call_type<const N&, node_view_t<N, S>>>::type>;
+                                                      lazy_call_type<const N&, node_view_t<N, S>>>::type>>;
 };
 
 // A node its context skips is typed as sg::compile types it.
@@ -232,9 +242,9 @@ struct send_call_result<N, S, P, Ctx> {
   static constexpr bool callable = true;
   static constexpr bool with_context =
       !std::is_same_v<Ctx, no_context> && callable_as<const N&, node_view_t<N, S>, const P&, Ctx&>;
-  using type = std::remove_cvref_t<typename std::conditional_t<
+  using type = awaited_t<std::remove_cvref_t<typename std::conditional_t<
       with_context, lazy_call_type<const N&, node_view_t<N, S>, const P&, Ctx&>,
-      lazy_call_type<const N&, node_view_t<N, S>, const P&>>::type>;
+      lazy_call_type<const N&, node_view_t<N, S>, const P&>>::type>>;
 };
 
 template <class T>

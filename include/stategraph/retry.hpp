@@ -45,7 +45,21 @@ struct retry_policy {
   }
 };
 
+// Per-node timeout: a node declares `static constexpr sg::timeout_policy timeout{.limit = 50ms};`.
+// Each attempt gets `limit`; one that runs past it fails with sg::timed_out (retried like
+// any failure), and the last such attempt fails the step with sg::timeout_error. An async
+// run cancels the attempt when the limit passes; a synchronous executor cannot stop a call,
+// so it lets the node finish, discards its result, and fails the attempt the same way.
+struct timeout_policy {
+  std::chrono::nanoseconds limit{};  // zero: no limit
+};
+
 namespace detail {
+template <class N>
+constexpr bool has_timeout = requires {
+  { N::timeout } -> std::convertible_to<timeout_policy>;
+};
+
 template <class N>
 constexpr bool has_retry = requires {
   { N::retry } -> std::convertible_to<retry_policy>;
@@ -59,6 +73,8 @@ decltype(auto) with_retries(const retry_policy& policy, Sleep& sleep, Random& ra
       return f();
     } catch (const interrupt_signal&) {
       throw;  // a pause, not a failure
+    } catch (const stop_signal&) {
+      throw;  // the run stops: no attempt is left
     } catch (...) {
       auto e = std::current_exception();
       if (attempt >= policy.max_attempts || !policy.retry_on(e)) throw;

@@ -80,6 +80,11 @@ struct interrupt_after {
 // names no store and no codec.
 template <class App, class Store, class Before, class After>
 struct app_with_store;
+namespace detail {
+// The seam to the opt-in async runs: declared here, defined by <stategraph/asio.hpp>.
+template <class App>
+struct async_runs;
+}  // namespace detail
 
 template <class Executor>
 struct executor_option {

@@ -31,7 +31,7 @@ struct router_result {
 template <class R, class S>
   requires callable_as<const R&, view<S, typename reads_or<R, reads<>>::type>>
 struct router_result<R, S> {
-  using type = std::remove_cvref_t<call_type<const R&, view<S, typename reads_or<R, reads<>>::type>>>;
+  using type = awaited_t<std::remove_cvref_t<call_type<const R&, view<S, typename reads_or<R, reads<>>::type>>>>;
 };
 
 template <class Go>

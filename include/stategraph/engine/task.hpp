@@ -226,13 +226,36 @@ struct skippable_result : Base {
   bool skipped = false;
 };
 
+// A value a node produced, as the runtime keeps it (a coroutine node's awaited result).
+template <class R>
+step_result<R> to_step_result(R&& r) {
+  using out = step_result<R>;
+  if constexpr (out::sends_work && !is_command<R>)
+    return out{{}, {}, std::move(r)};
+  else if constexpr (out::sends_work)
+    return out{std::move(r.update), {}, sends_holder<R>::take(std::move(r))};
+  else if constexpr (std::is_void_v<typename out::go_type>)
+    return out{std::move(r)};
+  else
+    return out{std::move(r.update), std::move(r.next)};
+}
+
 // The call's result as the runtime keeps it (step_result), built in place from the call.
+// A coroutine node on a synchronous executor is waited for here (async_result::wait).
 template <class N, class S, class Ctx, class... Payload>
 [[gnu::always_inline]] inline auto call_node_present(const N& n, const S& state, Ctx& context,
                                                      const Payload&... payload) {
   using R = decltype(raw_call(n, state, context, payload...));
-  using out = step_result<R>;
-  if constexpr (std::is_void_v<R>) {
+  using out = step_result<awaited_t<std::remove_cvref_t<R>>>;
+  if constexpr (async_result<std::remove_cvref_t<R>>::is_async) {
+    using waits = async_result<std::remove_cvref_t<R>>;
+    if constexpr (std::is_void_v<typename waits::type>) {
+      waits::wait(raw_call(n, state, context, payload...));
+      return out{};
+    } else {
+      return to_step_result(waits::wait(raw_call(n, state, context, payload...)));
+    }
+  } else if constexpr (std::is_void_v<R>) {
     raw_call(n, state, context, payload...);
     return out{};
   } else if constexpr (out::sends_work && !is_command<R>) {
@@ -276,10 +299,23 @@ auto with_node_retries(const run_config& config, F&& once) {
     return once();
   }
 }
+// One attempt of a node with a timeout_policy, on a synchronous executor: the call cannot be
+// stopped, so one that ran past the limit has its result discarded and fails.
+template <class N, class F>
+auto timed_attempt(F&& once) {
+  const auto started = std::chrono::steady_clock::now();
+  auto r = once();
+  if (N::timeout.limit.count() > 0 && std::chrono::steady_clock::now() - started > N::timeout.limit)
+    throw timed_out(N::timeout.limit);
+  return r;
+}
 // A node's call with its retry policy: what the step keeps in the node's result slot.
 template <class N, class S, class Ctx>
 [[gnu::always_inline]] inline auto call_node(const N& n, const S& state, Ctx& context, const run_config& config) {
-  if constexpr (has_retry<N>)
+  if constexpr (has_timeout<N>)
+    return with_node_retries<N>(config,
+                                [&] { return timed_attempt<N>([&] { return call_node_once(n, state, context); }); });
+  else if constexpr (has_retry<N>)
     return with_node_retries<N>(config, [&] { return call_node_once(n, state, context); });
   else
     return call_node_once(n, state, context);
@@ -292,7 +328,10 @@ using node_result_t = decltype(call_node(std::declval<const N&>(), std::declval<
 template <class N, class S, class Payload, class Ctx>
 [[gnu::always_inline]] inline auto call_send(const N& n, const S& state, const Payload& payload, Ctx& context,
                                              const run_config& config) {
-  if constexpr (has_retry<N>)
+  if constexpr (has_timeout<N>)
+    return with_node_retries<N>(
+        config, [&] { return timed_attempt<N>([&] { return call_node_once(n, state, context, payload); }); });
+  else if constexpr (has_retry<N>)
     return with_node_retries<N>(config, [&] { return call_node_once(n, state, context, payload); });
   else
     return call_node_once(n, state, context, payload);
@@ -301,7 +340,11 @@ template <class N, class S, class Payload, class Ctx>
 // A router's choice on the merged state.
 template <class R, class S>
 auto call_router(const R& router, const S& state) {
-  return router(view<S, typename node_traits<R>::reads_type>(state));
+  using result = std::remove_cvref_t<decltype(router(view<S, typename node_traits<R>::reads_type>(state)))>;
+  if constexpr (async_result<result>::is_async)
+    return async_result<result>::wait(router(view<S, typename node_traits<R>::reads_type>(state)));
+  else
+    return router(view<S, typename node_traits<R>::reads_type>(state));
 }
 
 // What a go<...> or go_all<...> chose, into `next`: `targets` are the indices of its
@@ -334,6 +377,8 @@ struct go_route {
     if (inner.node().size() > node.size() && inner.node().substr(0, node.size()) == node &&
         inner.node()[node.size()] == '/')
       throw node_error(std::string(inner.node()), step, inner.cause());
+  } catch (const timed_out& t) {
+    throw timeout_error(node, step, cause, t.limit());
   } catch (...) {
   }
   throw node_error(node, step, cause);

@@ -1,0 +1,133 @@
+// W8 and the async overhead (docs/performance.md, "Async runs"):
+//   w8 RUNS MS      RUNS concurrent runs of a 3-node chain whose nodes each await an MS timer,
+//                   on one thread: wall time against the ideal 3 × MS, and the resident memory
+//                   per suspended run (RSS sampled while every run waits, minus RSS before).
+//   w1 SIDE N       W1 (ten plain nodes in a chain) run N times: SIDE = sync (invoke), async
+//                   (co_await async_invoke, plain nodes) or coro (async_invoke, the same nodes
+//                   as coroutines that never wait); callgrind counts the instructions.
+#include <stategraph/asio.hpp>
+
+#include "../runtime/workloads.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+namespace w8 {
+namespace sg = stategraph;
+namespace asio = boost::asio;
+using bench::State;
+using log_patch = sg::patch<sg::entry<&State::counter, int>, sg::entry<&State::log, std::string>>;
+
+inline std::chrono::milliseconds wait_for{10};
+
+template <const std::string_view& Name>
+struct waits {
+  static constexpr std::string_view name = Name;
+  using writes = sg::writes<&State::counter, &State::log>;
+  asio::awaitable<log_patch> operator()(sg::view<State, sg::reads<>>) const {
+    asio::steady_timer t(co_await asio::this_coro::executor, wait_for);
+    co_await t.async_wait(asio::use_awaitable);
+    co_return sg::write<&State::counter>(1) | sg::write<&State::log>(std::string(Name));
+  }
+};
+// W1's nodes as coroutines that return at once.
+template <const std::string_view& Name>
+struct instant {
+  static constexpr std::string_view name = Name;
+  using writes = sg::writes<&State::counter, &State::log>;
+  asio::awaitable<log_patch> operator()(sg::view<State, sg::reads<>>) const {
+    co_return sg::write<&State::counter>(1) | sg::write<&State::log>(std::string(Name));
+  }
+};
+namespace n = bench::names;
+using chain3 = sg::graph<State, sg::edge<sg::start, waits<n::n1>>, sg::edge<waits<n::n1>, waits<n::n2>>,
+                         sg::edge<waits<n::n2>, waits<n::n3>>, sg::edge<waits<n::n3>, sg::end>>;
+using w1_coro = sg::graph<State, sg::edge<sg::start, instant<n::n1>>, sg::edge<instant<n::n1>, instant<n::n2>>,
+                          sg::edge<instant<n::n2>, instant<n::n3>>, sg::edge<instant<n::n3>, instant<n::n4>>,
+                          sg::edge<instant<n::n4>, instant<n::n5>>, sg::edge<instant<n::n5>, instant<n::n6>>,
+                          sg::edge<instant<n::n6>, instant<n::n7>>, sg::edge<instant<n::n7>, instant<n::n8>>,
+                          sg::edge<instant<n::n8>, instant<n::n9>>, sg::edge<instant<n::n9>, instant<n::n10>>,
+                          sg::edge<instant<n::n10>, sg::end>>;
+
+long rss_kb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+  return -1;
+}
+
+int run_w8(std::size_t runs) {
+  const auto app = sg::compile<chain3>();
+  asio::io_context io;
+  std::size_t done = 0, right = 0;
+  const long before = rss_kb();
+  for (std::size_t i = 0; i < runs; ++i)
+    asio::co_spawn(io, app.async_invoke(State{}), [&](std::exception_ptr e, State s) {
+      ++done;
+      if (!e && s.counter.value() == 3 && s.log.size() == 3) ++right;
+    });
+  // While every run waits in its first node's timer: the memory they hold.
+  long waiting = 0;
+  asio::steady_timer sample(io, wait_for / 2);
+  sample.async_wait([&](boost::system::error_code) { waiting = rss_kb(); });
+  const auto started = std::chrono::steady_clock::now();
+  io.run();
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  const double ideal_ms = 3.0 * static_cast<double>(wait_for.count());
+  std::printf("w8 runs=%zu node_wait_ms=%lld done=%zu right=%zu wall_ms=%.1f ideal_ms=%.0f ratio=%.3f "
+              "rss_before_kb=%ld rss_waiting_kb=%ld bytes_per_run=%.0f\n",
+              runs, static_cast<long long>(wait_for.count()), done, right, wall_ms, ideal_ms, wall_ms / ideal_ms, before,
+              waiting, static_cast<double>(waiting - before) * 1024.0 / static_cast<double>(runs));
+  return right == runs ? 0 : 1;
+}
+
+int run_w1(std::string_view side, std::size_t times) {
+  std::size_t right = 0;
+  if (side == "sync") {
+    const auto app = sg::compile<bench::w1::graph>();
+    for (std::size_t i = 0; i < times; ++i) right += app.invoke(State{}).counter.value() == 10;
+  } else {
+    asio::io_context io;
+    auto loop = [&](const auto& app) -> asio::awaitable<void> {
+      for (std::size_t i = 0; i < times; ++i) {
+        const State s = co_await app.async_invoke(State{});
+        right += s.counter.value() == 10;
+      }
+    };
+    if (side == "async") {
+      const auto app = sg::compile<bench::w1::graph>();
+      asio::co_spawn(io, loop(app), asio::detached);
+      io.run();
+    } else {
+      const auto app = sg::compile<w1_coro>();
+      asio::co_spawn(io, loop(app), asio::detached);
+      io.run();
+    }
+  }
+  return right == times ? 0 : 1;
+}
+}  // namespace w8
+
+int main(int argc, char** argv) {
+  const std::string_view mode = argc > 1 ? argv[1] : "";
+  if (mode == "w8" && argc == 4) {
+    w8::wait_for = std::chrono::milliseconds(std::strtol(argv[3], nullptr, 10));
+    return w8::run_w8(std::strtoull(argv[2], nullptr, 10));
+  }
+  if (mode == "w1" && argc == 4) return w8::run_w1(argv[2], std::strtoull(argv[3], nullptr, 10));
+  std::fputs("usage: stategraph_bench_async w8 RUNS MS | w1 sync|async|coro N\n", stderr);
+  return 2;
+}

@@ -1,0 +1,516 @@
+// Async runs on Boost.Asio (opt-in; the core names no Asio type). A node, a router or a send
+// target may be a coroutine returning boost::asio::awaitable<R>; `co_await
+// app.async_invoke(input[, ctx][, run_config][, sg::async_options])` runs a graph on the
+// executor of the awaiting coroutine. The nodes of one step run concurrently; their results
+// still merge at the barrier in node order, so an async run ends in the same state as a
+// sequential one. On sg::sequential and sg::thread_pool a coroutine node is run to completion
+// on an io_context of its own (it blocks the calling thread while it waits).
+#pragma once
+
+#include <stategraph/stategraph.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/experimental/concurrent_channel.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/container/small_vector.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <optional>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace stategraph {
+
+// What an async run is given besides its run_config.
+struct async_options {
+  std::size_t max_concurrency = 0;      // coroutine tasks of one step running at once; 0: no limit
+  std::chrono::nanoseconds deadline{};  // for the whole run, from its start; zero: none
+};
+
+namespace detail {
+
+// A coroutine's result stands for the value it produces; a synchronous executor waits for it
+// on an io_context of its own.
+template <class T, class Executor>
+struct async_result<boost::asio::awaitable<T, Executor>> {
+  static constexpr bool is_async = true;
+  using type = T;
+  using holder = std::conditional_t<std::is_void_v<T>, bool, std::optional<T>>;
+
+  static boost::asio::awaitable<void, Executor> into(boost::asio::awaitable<T, Executor> a, holder& out) {
+    if constexpr (std::is_void_v<T>) {
+      co_await std::move(a);
+      out = true;
+    } else {
+      out.emplace(co_await std::move(a));
+    }
+  }
+  static T wait(boost::asio::awaitable<T, Executor> a) {
+    boost::asio::io_context io;
+    holder out{};
+    std::exception_ptr failure;
+    boost::asio::co_spawn(io, into(std::move(a), out), [&](std::exception_ptr e) { failure = e; });
+    io.run();
+    if (failure) std::rethrow_exception(failure);
+    if constexpr (!std::is_void_v<T>) return std::move(*out);
+  }
+};
+
+template <class T>
+using awaitable = boost::asio::awaitable<T, boost::asio::any_io_executor>;
+
+// What node N's call returns (an awaitable for a coroutine node), with its payload if any.
+template <class N, class S, class Ctx, class... Payload>
+using raw_result_t = std::remove_cvref_t<decltype(raw_call(std::declval<const N&>(), std::declval<const S&>(),
+                                                           std::declval<Ctx&>(), std::declval<const Payload&>()...))>;
+template <class N, class S, class Ctx, class... Payload>
+inline constexpr bool is_coroutine_call = async_result<raw_result_t<N, S, Ctx, Payload...>>::is_async;
+
+template <class T>
+awaitable<step_result<T>> as_step_result(awaitable<T> a) {
+  if constexpr (std::is_void_v<T>) {
+    co_await std::move(a);
+    co_return step_result<void>{};
+  } else {
+    co_return to_step_result(co_await std::move(a));
+  }
+}
+
+// One attempt of a coroutine node: cancelled, and failed with sg::timed_out, when its
+// timeout_policy's limit passes first.
+template <class N, class S, class Ctx, class... Payload>
+awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_attempt(const N& n, const S& state,
+                                                                                     Ctx& context,
+                                                                                     const Payload&... payload) {
+  static_assert(std::is_same_v<raw_result_t<N, S, Ctx, Payload...>,
+                               awaitable<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>>,
+                "stategraph: an async run awaits boost::asio::awaitable<T> on the default executor type "
+                "(boost::asio::any_io_executor)");
+  using T = awaited_t<raw_result_t<N, S, Ctx, Payload...>>;
+  if constexpr (has_timeout<N>) {
+    auto call = as_step_result(raw_call(n, state, context, payload...));
+    if (N::timeout.limit.count() > 0) {
+      using namespace boost::asio::experimental::awaitable_operators;
+      boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, N::timeout.limit);
+      auto r = co_await (std::move(call) || timer.async_wait(boost::asio::use_awaitable));
+      if (r.index() == 1) throw timed_out(N::timeout.limit);
+      co_return std::move(std::get<0>(r));
+    }
+    co_return co_await std::move(call);
+  } else if constexpr (std::is_void_v<T>) {  // no frame of as_step_result in between
+    co_await raw_call(n, state, context, payload...);
+    co_return step_result<void>{};
+  } else {
+    co_return to_step_result(co_await raw_call(n, state, context, payload...));
+  }
+}
+
+// A coroutine node's call with its retry policy. Its waits between attempts are timers (or
+// run_config::sleep, when given); a cancelled attempt is not retried.
+template <class N, class S, class Ctx, class... Payload>
+awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_retries(const N& n, const S& state,
+                                                                                     Ctx& context,
+                                                                                     const run_config& config,
+                                                                                     const Payload&... payload) {
+  {
+    for (std::size_t attempt = 1;; ++attempt) {
+      std::exception_ptr failure;
+      try {
+        co_return co_await async_attempt(n, state, context, payload...);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      const boost::asio::cancellation_state state_now = co_await boost::asio::this_coro::cancellation_state;
+      const bool cancelled = state_now.cancelled() != boost::asio::cancellation_type::none;
+      if (cancelled || is_interrupt(failure) || attempt >= N::retry.max_attempts || !N::retry.retry_on(failure))
+        std::rethrow_exception(failure);
+      double seconds = N::retry.interval(attempt);
+      if (N::retry.jitter) seconds += std::uniform_real_distribution<double>(0.0, 1.0)(jitter_source());
+      const auto pause = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds));
+      if (config.sleep) {
+        config.sleep(pause);
+      } else {
+        boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, pause);
+        co_await timer.async_wait(boost::asio::use_awaitable);
+      }
+    }
+  }
+}
+// Not a coroutine itself: without a retry policy, the attempt is the call.
+template <class N, class S, class Ctx, class... Payload>
+awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_call(const N& n, const S& state,
+                                                                                  Ctx& context,
+                                                                                  const run_config& config,
+                                                                                  const Payload&... payload) {
+  if constexpr (has_retry<N>)
+    return async_retries(n, state, context, config, payload...);
+  else
+    return async_attempt(n, state, context, payload...);
+}
+
+// The async runs of an app: the general step's frame, failures and barrier (app::finish_step),
+// with the tasks run as coroutines.
+template <class App>
+struct async_runs {
+  using S = typename App::state_type;
+  using A = typename App::analysis_type;
+  using position = typename App::position_type;
+  template <class Ctx>
+  using frame_t = typename App::template frame<Ctx, quiet>;
+  template <class Ctx>
+  using entry = awaitable<void> (*)(frame_t<Ctx>&, std::size_t);  // a coroutine task (send index)
+
+  // ---- entry points ----------------------------------------------------------------------
+
+  static awaitable<S> invoke(const App& app, S input, const run_config& config = {}, async_options options = {}) {
+    return run<no_context>(app, std::move(input), nullptr, config, options);
+  }
+  static awaitable<S> invoke(const App& app, S input, async_options options) {
+    return run<no_context>(app, std::move(input), nullptr, run_config{}, options);
+  }
+  template <class Ctx>
+  requires(!std::is_same_v<std::remove_cvref_t<Ctx>, run_config> &&
+           !std::is_same_v<std::remove_cvref_t<Ctx>, async_options>) static awaitable<S>
+      invoke(const App& app, S input, Ctx& context, const run_config& config = {}, async_options options = {}) {
+    return run<Ctx>(app, std::move(input), &context, config, options);
+  }
+  template <class Ctx>
+  requires(!std::is_same_v<std::remove_cvref_t<Ctx>, run_config> &&
+           !std::is_same_v<std::remove_cvref_t<Ctx>, async_options>) static awaitable<S>
+      invoke(const App& app, S input, Ctx& context, async_options options) {
+    return run<Ctx>(app, std::move(input), &context, run_config{}, options);
+  }
+
+  // The run owns copies of its config and options; the app, the input's state and the
+  // context must outlive the co_await.
+  template <class Ctx>
+  static awaitable<S> run(const App& app, S input, Ctx* given, run_config config, async_options options) {
+    if constexpr (!rules::check_all<typename App::graph_type, A, Ctx>()) {
+      co_return S{};
+    } else {
+      no_context none;
+      Ctx& context = [&]() -> Ctx& {
+        if constexpr (std::is_same_v<Ctx, no_context>)
+          return none;
+        else
+          return *given;
+      }();
+      // A graph without coroutines never suspends, so nothing can cancel it: the plain
+      // invoke (and its fast paths) is the whole run, unless a deadline is checked.
+      if constexpr (!any_coroutine<Ctx>())
+        if (options.deadline.count() == 0) {
+          if constexpr (std::is_same_v<Ctx, no_context>)
+            co_return app.invoke(std::move(input), config);
+          else
+            co_return app.invoke(std::move(input), context, config);
+        }
+      std::optional<boost::asio::steady_timer> deadline;
+      if (options.deadline.count() > 0) deadline.emplace(co_await boost::asio::this_coro::executor, options.deadline);
+      S state{};
+      position at{app.first_frontier(state, std::move(input)), {}, 0, {}};
+      quiet q;
+      for (;;) {
+        if (needs_coroutines<Ctx>(at)) {
+          if (!co_await step(app, state, at, context, config, options, deadline ? &*deadline : nullptr)) break;
+        } else {  // a step of plain nodes and routers: the general step, with no coroutine frame
+          if (deadline && deadline->expiry() <= boost::asio::steady_timer::clock_type::now() && at.any())
+            throw deadline_error(at.step + 1, active_names(at));
+          if (!app.run_step(state, at, context, config, q)) break;
+        }
+      }
+      co_return state;
+    }
+  }
+
+  // ---- one step --------------------------------------------------------------------------
+
+  template <std::size_t I, class Ctx>
+  static awaitable<void> node_coroutine(frame_t<Ctx>& f, std::size_t) {
+    try {
+      detail::slot_at<I>(f.results).emplace(
+          co_await async_call(detail::slot_at<I>(f.self.nodes_), f.state, f.context, f.config));
+    } catch (...) {
+      f.failures[I] = std::current_exception();
+    }
+  }
+  template <std::size_t I, class Ctx>
+  static awaitable<void> send_coroutine(frame_t<Ctx>& f, std::size_t k) {
+    auto& slot = detail::slot_at<I>(f.sent)[k];
+    try {
+      slot.result.emplace(
+          co_await async_call(detail::slot_at<I>(f.self.nodes_), f.state, f.context, f.config, std::get<I>(f.queues)[k]));
+    } catch (...) {
+      slot.failure = std::current_exception();
+    }
+  }
+
+  struct task {
+    std::size_t node;
+    std::size_t send;  // none for the node's own call
+  };
+
+  // Runs one step: plain nodes inline, coroutine nodes concurrently (at most
+  // max_concurrency at once), then the barrier. A cancelled or expired step cancels its
+  // coroutines, waits for them, and throws with nothing merged.
+  template <class Ctx>
+  static awaitable<bool> step(const App& app, S& state, position& at, Ctx& context, const run_config& config,
+                              const async_options& options, boost::asio::steady_timer* deadline) {
+    if (!at.any()) co_return false;
+    if (at.step >= config.recursion_limit) App::over_limit(config, at.step, at.active);
+    const std::size_t step_no = at.step + 1;
+    quiet q;
+    frame_t<Ctx> f{app, state, context, config, at.sends, q};
+
+    // The step's tasks in node order; the coroutine ones, with their entries.
+    boost::container::small_vector<task, 8> plain;
+    boost::container::small_vector<std::pair<task, entry<Ctx>>, 8> coroutines;
+    for_each_index<A::size>([&]<std::size_t I>() {
+      using N = typename App::template node_t<I>;
+      if constexpr (App::template plain_t<I, Ctx>::value) {
+        if (at.active.test(I)) {
+          if constexpr (is_coroutine_call<N, S, Ctx>)
+            coroutines.push_back({task{I, none}, &node_coroutine<I, Ctx>});
+          else
+            plain.push_back(task{I, none});
+        }
+      }
+      if constexpr (App::has_sends) {
+        using Q = typename App::template queue_t<I>;
+        if constexpr (!std::is_same_v<Q, no_queue>) {
+          const auto& queue = std::get<I>(at.sends);
+          detail::slot_at<I>(f.sent).resize(queue.size());
+          for (std::size_t k = 0; k < queue.size(); ++k) {
+            if constexpr (is_coroutine_call<N, S, Ctx, typename Q::value_type>)
+              coroutines.push_back({task{I, k}, &send_coroutine<I, Ctx>});
+            else
+              plain.push_back(task{I, k});
+          }
+        }
+      }
+    });
+    auto running = [&] {
+      std::vector<std::string> names;
+      auto add = [&](std::size_t i) {
+        for (const auto& n : names)
+          if (n == App::node_names[i]) return;
+        names.emplace_back(App::node_names[i]);
+      };
+      for (const auto& [t, e] : coroutines) add(t.node);
+      for (const auto& t : plain) add(t.node);
+      return names;
+    };
+    if (deadline && deadline->expiry() <= boost::asio::steady_timer::clock_type::now())
+      throw deadline_error(step_no, running());
+
+    if (coroutines.size() == 1 && plain.empty() && !deadline) {
+      // One coroutine: awaited here, in this run's own frame, sharing its cancellation.
+      co_await coroutines[0].second(f, coroutines[0].first.send);
+      const boost::asio::cancellation_state now = co_await boost::asio::this_coro::cancellation_state;
+      if (now.cancelled() != boost::asio::cancellation_type::none) throw cancelled_error(step_no, running());
+    } else {
+      auto ex = co_await boost::asio::this_coro::executor;
+      const std::size_t count = coroutines.size();
+      const std::size_t limit = options.max_concurrency ? options.max_concurrency : count;
+      boost::asio::experimental::concurrent_channel<void(boost::system::error_code)> wake(ex, count);
+      std::vector<boost::asio::cancellation_signal> signals(count);
+      std::vector<std::atomic<bool>> done(count);
+      std::atomic<std::size_t> finished{0};
+      std::size_t launched = 0;
+      auto launch_more = [&] {
+        for (; launched < count && launched - finished.load() < limit; ++launched) {
+          const std::size_t c = launched;
+          boost::asio::co_spawn(ex, coroutines[c].second(f, coroutines[c].first.send),
+                                boost::asio::bind_cancellation_slot(
+                                    signals[c].slot(), [&wake, &finished, &done, c](std::exception_ptr) {
+                                      done[c] = true;
+                                      finished.fetch_add(1);
+                                      wake.try_send(boost::system::error_code{});
+                                    }));
+        }
+      };
+      launch_more();
+      // The plain tasks run here, while the coroutines wait for this one to suspend.
+      for (const task& t : plain) {
+        if (t.send == none) {
+          try {
+            App::template task_table<Ctx>[t.node](app.node_at(t.node), state, context, config,
+                                                  App::template result_at<Ctx>(f.results, t.node), nullptr);
+          } catch (...) {
+            f.failures[t.node] = std::current_exception();
+          }
+        } else {
+          send_table<Ctx>[t.node](f, t.send);
+        }
+      }
+
+      enum class stop { no, cancelled, expired } stopped = stop::no;
+      while (finished.load() < launched || (stopped == stop::no && launched < count)) {
+        if (stopped == stop::no) launch_more();
+        bool expired = false, cancelled = false;
+        try {
+          if (deadline && stopped == stop::no) {
+            using namespace boost::asio::experimental::awaitable_operators;
+            auto r = co_await (wake.async_receive(boost::asio::use_awaitable) ||
+                               deadline->async_wait(boost::asio::use_awaitable));
+            expired = r.index() == 1;
+          } else {
+            co_await wake.async_receive(boost::asio::use_awaitable);
+          }
+        } catch (const boost::system::system_error&) {
+          cancelled = true;
+        }
+        if (cancelled) co_await boost::asio::this_coro::reset_cancellation_state();
+        if ((expired || cancelled) && stopped == stop::no) {
+          stopped = expired ? stop::expired : stop::cancelled;
+          for (std::size_t c = 0; c < launched; ++c)
+            if (!done[c]) signals[c].emit(boost::asio::cancellation_type::terminal);
+        }
+      }
+      if (stopped == stop::expired) throw deadline_error(step_no, running());
+      if (stopped == stop::cancelled) throw cancelled_error(step_no, running());
+    }
+
+    // The routers run after the barrier, on the merged state, in branch order (a coroutine
+    // router is awaited), and add their choices to the next position as run_routers would.
+    auto ran = at.active;
+    if constexpr (App::has_sends)
+      for_each_index<A::size>([&]<std::size_t I>() {
+        if (!std::get<I>(at.sends).empty()) ran.set(I);
+      });
+    app.template finish_step<Ctx, quiet, false>(state, at, f, q);
+    for (std::size_t b = 0; b < A::branch_count; ++b) {
+      if (!ran.test(App::branch_sources[b])) continue;
+      if (route_coroutines[b])
+        co_await route_coroutines[b](app, state, at.active, at.sends);
+      else
+        app.route_branch(b, state, at.active, at.sends);
+    }
+    co_return at.any();
+  }
+
+  // Branch B's router when it is a coroutine: its choice into the next frontier, or its
+  // sends into the next step's queues.
+  template <std::size_t B>
+  static awaitable<void> route_coroutine(const App& app, const S& state, typename App::set& next,
+                                         typename App::queues_type& sends) {
+    using R = typename App::template router_t<B>;
+    using go_type = typename A::template branch_parts<typename A::template branch_at<B>>::go_type;
+    auto choice = co_await detail::slot_at<B>(app.routers_)(view<S, typename node_traits<R>::reads_type>(state));
+    if constexpr (is_go<go_type>::value)
+      add_chosen(next, choice, A::branch_table[B].target_list.data());
+    else
+      enqueue<typename A::names>(sends, std::move(choice));
+  }
+  using route_fn = awaitable<void> (*)(const App&, const S&, typename App::set&, typename App::queues_type&);
+  template <std::size_t B>
+  static constexpr route_fn route_entry() {
+    using R = typename App::template router_t<B>;
+    using result = std::remove_cvref_t<decltype(std::declval<const R&>()(
+        std::declval<view<S, typename node_traits<R>::reads_type>>()))>;
+    if constexpr (async_result<result>::is_async)
+      return &route_coroutine<B>;
+    else
+      return nullptr;
+  }
+  static constexpr auto route_coroutines = []<std::size_t... B>(std::index_sequence<B...>) {
+    return std::array<route_fn, A::branch_count>{route_entry<B>()...};
+  }
+  (std::make_index_sequence<A::branch_count>{});
+
+  // ---- which steps need coroutines ---------------------------------------------------------
+
+  template <std::size_t I, class Ctx>
+  static constexpr bool node_is_coroutine() {
+    if constexpr (App::template plain_t<I, Ctx>::value)
+      return is_coroutine_call<typename App::template node_t<I>, S, Ctx>;
+    else
+      return false;
+  }
+  template <std::size_t I, class Ctx>
+  static constexpr bool send_is_coroutine() {
+    if constexpr (App::has_sends) {
+      using Q = typename App::template queue_t<I>;
+      if constexpr (!std::is_same_v<Q, no_queue>)
+        return is_coroutine_call<typename App::template node_t<I>, S, Ctx, typename Q::value_type>;
+    }
+    return false;
+  }
+  // Per node: its call, its send copies, or a router leaving it is a coroutine.
+  template <class Ctx>
+  static constexpr auto coroutine_node = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<bool, A::size>{node_is_coroutine<I, Ctx>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  template <class Ctx>
+  static constexpr auto coroutine_send = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<bool, A::size>{send_is_coroutine<I, Ctx>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  static constexpr auto coroutine_router_from = [] {
+    std::array<bool, A::size> out{};
+    for (std::size_t b = 0; b < A::branch_count; ++b)
+      if (route_coroutines[b] && App::branch_sources[b] < A::size) out[App::branch_sources[b]] = true;
+    return out;
+  }();
+  template <class Ctx>
+  static constexpr bool any_coroutine() {
+    for (std::size_t i = 0; i < A::size; ++i)
+      if (coroutine_node<Ctx>[i] || coroutine_send<Ctx>[i] || coroutine_router_from[i]) return true;
+    return false;
+  }
+  template <class Ctx>
+  static bool needs_coroutines(const position& at) {
+    bool any = false;
+    at.active.for_each([&](std::size_t i) { any = any || coroutine_node<Ctx>[i] || coroutine_router_from[i]; });
+    if constexpr (App::has_sends)
+      for_each_index<A::size>([&]<std::size_t I>() {
+        if (!std::get<I>(at.sends).empty() && (coroutine_send<Ctx>[I] || coroutine_router_from[I])) any = true;
+      });
+    return any;
+  }
+  static std::vector<std::string> active_names(const position& at) {
+    std::vector<std::string> names;
+    for_each_index<A::size>([&]<std::size_t I>() {
+      bool sent = false;
+      if constexpr (App::has_sends) sent = !std::get<I>(at.sends).empty();
+      if (at.active.test(I) || sent) names.emplace_back(App::node_names[I]);
+    });
+    return names;
+  }
+
+  template <class Ctx>
+  static constexpr auto send_table = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<void (*)(frame_t<Ctx>&, std::size_t), A::size>{&App::template run_send_task<I, Ctx, quiet>...};
+  }
+  (std::make_index_sequence<A::size>{});
+};
+
+}  // namespace detail
+
+// One step of an async run, on `state` and `at` (app.begin_run gives the first position):
+// false when nothing is left to run. A step that fails, times out or is cancelled throws
+// and leaves both as they were.
+template <class App, class Ctx>
+detail::awaitable<bool> async_step(const App& app, typename App::state_type& state, typename App::position_type& at,
+                                   Ctx& context, run_config config = {}, async_options options = {}) {
+  std::optional<boost::asio::steady_timer> deadline;
+  if (options.deadline.count() > 0) deadline.emplace(co_await boost::asio::this_coro::executor, options.deadline);
+  co_return co_await detail::async_runs<App>::step(app, state, at, context, config, options,
+                                                   deadline ? &*deadline : nullptr);
+}
+
+}  // namespace stategraph
