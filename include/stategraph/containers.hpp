@@ -73,31 +73,6 @@ struct writes_to : detail::writes_list_of<detail::granted_t<Sources...>>::type {
   using containers = boost::mp11::mp_copy_if<detail::mp_list<Sources...>, detail::container_only>;
 };
 
-// The view of a read grant: the channels it grants, and an SG001 that names the grant.
-template <class State, class... Sources>
-class view<State, reads_from<Sources...>> {
- public:
-  using state_type = State;
-  using reads_type = reads_from<Sources...>;
-
-  constexpr explicit view(const State& s) noexcept : state_(&s) {}
-
-  template <auto Channel>
-  constexpr decltype(auto) get() const noexcept {
-    if constexpr (!rules::reads_declared<Channel, reads_type>) {
-      (void)rules::SG001_reads_undeclared_channel<Channel, reads_type>{};
-      if constexpr (std::is_same_v<state_of<Channel>, State>) return channel_traits<field_of<Channel>>::value(state_->*Channel);
-      else return 0;
-    } else {
-      return channel_traits<field_of<Channel>>::value(state_->*Channel);
-    }
-  }
-
- private:
-  friend struct detail::view_access;
-  const State* state_;
-};
-
 // The container of a channel among a grant's containers (void when none holds it).
 namespace detail {
 template <class Containers, class Channel>

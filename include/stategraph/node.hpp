@@ -61,17 +61,17 @@ struct end {
 
 // ---- view: read-only access to exactly the declared channels ------------------------
 
-template <class State, class Reads>
-class view;
 namespace detail {
 struct view_access;
 }
 
-template <class State, auto... Channels>
-class view<State, reads<Channels...>> {
+// Reads is sg::reads<...> or a read grant (sg::reads_from<...>, containers.hpp): what the
+// view may hand out is rules::reads_declared's answer for either.
+template <class State, class Reads>
+class view {
  public:
   using state_type = State;
-  using reads_type = reads<Channels...>;
+  using reads_type = Reads;
 
   constexpr explicit view(const State& s) noexcept : state_(&s) {}
 
