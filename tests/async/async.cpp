@@ -15,6 +15,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <functional>
@@ -40,11 +41,12 @@ struct State {
 using log_patch = sg::patch<sg::entry<&State::log, std::string>>;
 using log_n_patch = sg::patch<sg::entry<&State::log, std::string>, sg::entry<&State::n, int>>;
 
-// What the nodes share in a test: how many coroutines wait at once, at most.
+// What the nodes share in a test: how many coroutines wait at once, at most. Atomic: on a
+// thread pool the nodes of a step run on two threads at once.
 struct probe {
-  int in_flight = 0;
-  int most = 0;
-  int calls = 0;
+  std::atomic<int> in_flight = 0;
+  std::atomic<int> most = 0;
+  std::atomic<int> calls = 0;
 };
 
 asio::awaitable<void> pause(std::chrono::milliseconds d) {
@@ -58,7 +60,9 @@ struct waits {
   static constexpr std::string_view name = K == 1 ? "w1" : K == 2 ? "w2" : "w3";
   using writes = sg::writes<&State::log, &State::n>;
   asio::awaitable<log_n_patch> operator()(sg::view<State, sg::reads<>>, probe& p) const {
-    p.most = std::max(p.most, ++p.in_flight);
+    const int now = ++p.in_flight;
+    for (int seen = p.most.load(); now > seen && !p.most.compare_exchange_weak(seen, now);) {
+    }
     co_await pause(std::chrono::milliseconds(Ms));
     --p.in_flight;
     co_return sg::write<&State::log>(std::string(name)) | sg::write<&State::n>(K);
@@ -291,7 +295,7 @@ struct flaky {
   using writes = sg::writes<&State::log>;
   asio::awaitable<log_patch> operator()(sg::view<State, sg::reads<>>, probe& p) const {
     if (++p.calls == 1) co_await pause(std::chrono::hours(1));
-    co_return sg::write<&State::log>("answered on attempt " + std::to_string(p.calls));
+    co_return sg::write<&State::log>("answered on attempt " + std::to_string(p.calls.load()));
   }
 };
 using retrying = sg::graph<State, sg::edge<sg::start, flaky>, sg::edge<flaky, sg::end>>;
