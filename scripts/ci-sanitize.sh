@@ -37,10 +37,12 @@ configure() {  # <build dir> <flags> [extra cmake args...]
   fi
   # -O0 with line tables only: reports name file and line, and Clang's optimizer, most of a
   # sanitized test's compile time, is left out (the libFuzzer target keeps -O1: its runs
-  # are what a fuzz session buys).
+  # are what a fuzz session buys). The checkpointed-run cases run on the SQLite store only
+  # (DURABLE_TEST_SQLITE_ONLY, tests/checkpoints/fixtures.hpp): the durable code is the same
+  # for every store, and the store suite still runs the memory store under TSan.
   cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CXX" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1 -DNDEBUG" -DSTATEGRAPH_TEST_OPTIMIZATION= \
-    -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
+    -DCMAKE_CXX_FLAGS="$flags -DDURABLE_TEST_SQLITE_ONLY" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
     -DSTATEGRAPH_BUILD_TESTS=ON -DSTATEGRAPH_BUILD_EXAMPLES=OFF "$@" >/dev/null
 }
 

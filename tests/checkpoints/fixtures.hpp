@@ -49,7 +49,14 @@ struct sqlite_fixture {
   sg::sqlite_store store{file.path()};
 };
 
+// The stores a templated case runs on. The sanitizer builds (scripts/ci-sanitize.sh) define
+// DURABLE_TEST_SQLITE_ONLY: the durable code is the same for both stores, the memory
+// store's own code is plain containers, and halving the app types halves the build.
+#ifdef DURABLE_TEST_SQLITE_ONLY
+#define DURABLE_FIXTURES durable_test::sqlite_fixture
+#else
 #define DURABLE_FIXTURES durable_test::memory_fixture, durable_test::sqlite_fixture
+#endif
 
 // A store that hands back what the inner store holds after `tamper` has edited it: how a
 // test feeds corrupted checkpoints to the load path of any store. Writes go through as
@@ -160,9 +167,16 @@ struct on_executor : Fixture {
 };
 }  // namespace durable_test
 
-// Both stores, each on both executors: the types of a TEST_CASE_TEMPLATE.
+// Both stores (DURABLE_FIXTURES above), each on both executors: the types of a
+// TEST_CASE_TEMPLATE.
+#ifdef DURABLE_TEST_SQLITE_ONLY
+#define DURABLE_STORES_AND_EXECUTORS                                                          \
+  durable_test::on_executor<durable_test::sqlite_fixture, false>,                             \
+      durable_test::on_executor<durable_test::sqlite_fixture, true>
+#else
 #define DURABLE_STORES_AND_EXECUTORS                                                          \
   durable_test::on_executor<durable_test::memory_fixture, false>,                             \
       durable_test::on_executor<durable_test::memory_fixture, true>,                          \
       durable_test::on_executor<durable_test::sqlite_fixture, false>,                         \
       durable_test::on_executor<durable_test::sqlite_fixture, true>
+#endif
