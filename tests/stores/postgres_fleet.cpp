@@ -488,3 +488,42 @@ TEST_CASE("fleet: a taken-over run whose old attempt finishes it just before the
   CHECK(out.log.value() == job_log(goal));
   check_one_chain(store, "race", goal + 1);
 }
+
+TEST_CASE("fleet: prune removes the final runs that finished before a time, with their events, and nothing else") {
+  sg_test::temp_schema schema("fleet_prune");
+  work_sleep_ms = 0;
+  fleet_worker<job_graph> w(schema);
+  auto& q = w.queue;
+  const auto old_done = q.submit(sg::thread_id{"p1"}, Job{.goal = 2});
+  const auto old_refused = q.submit(sg::thread_id{"p2"}, Other{.x = 1});
+  const auto new_done = q.submit(sg::thread_id{"p3"}, Job{.goal = 1});
+  sg::serve(w.app, q, {.poll = 1ms, .exit_when_idle = true});
+  const auto old_cancelled = q.submit(sg::thread_id{"p4"}, Job{.goal = 1});
+  CHECK(q.cancel(old_cancelled));
+  const auto old_pending = q.submit(sg::thread_id{"p5"}, Job{.goal = 1});
+  REQUIRE(q.get(old_done).status == sg::run_status::done);
+  REQUIRE(q.get(old_refused).status == sg::run_status::refused);
+  REQUIRE(q.get(new_done).status == sg::run_status::done);
+  REQUIRE_FALSE(q.events(old_done).empty());
+  // Three final runs and the pending one made two hours old.
+  const std::string runs = "\"" + schema.name() + "\".sg_runs";
+  sg_test::postgres_admin("UPDATE " + runs + " SET submitted = submitted - interval '2 hours',"
+                          " finished = finished - interval '2 hours' WHERE id IN (" + std::to_string(old_done) + ", " +
+                          std::to_string(old_refused) + ", " + std::to_string(old_cancelled) + ", " +
+                          std::to_string(old_pending) + ")");
+
+  CHECK(q.prune(sg::older_than{3h}) == 0);  // none finished that long ago
+  CHECK(q.prune(sg::older_than{1h}) == 3);
+  for (auto id : {old_done, old_refused, old_cancelled}) {
+    CHECK_THROWS_AS(q.get(id), sg::run_not_found_error);
+    CHECK(q.events(id).empty());
+  }
+  CHECK(q.get(old_pending).status == sg::run_status::pending);  // not final: kept, whatever its age
+  CHECK(q.get(new_done).status == sg::run_status::done);
+  CHECK_FALSE(q.events(new_done).empty());
+  CHECK(w.store.list("p1").size() == 3);  // the thread's checkpoints are the store's
+  // A time point works as well as an age; the pending run is still served afterwards.
+  CHECK(q.prune(sg::older_than{std::chrono::system_clock::now() + 1min}) == 1);  // new_done
+  sg::serve(w.app, q, {.poll = 1ms, .exit_when_idle = true});
+  CHECK(q.get(old_pending).status == sg::run_status::done);
+}

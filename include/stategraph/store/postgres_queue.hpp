@@ -277,6 +277,22 @@ class postgres_queue {
         .integer(0, 0);
   }
 
+  // Removes the final runs (done, interrupted, failed, cancelled, refused) that finished
+  // before `rule`'s time, with their events; returns how many runs went. Pending and
+  // running runs stay whatever their age. The threads' checkpoints are the store's
+  // (postgres_store::prune_threads).
+  std::size_t prune(older_than rule) {
+    detail::pg_params p;
+    p.int8(detail::pg_micros_of(rule.time));
+    auto r = exec(
+        "WITH gone AS (DELETE FROM @sg_runs WHERE status NOT IN ('pending', 'running')"
+        " AND finished < to_timestamp($1::bigint / 1000000.0) RETURNING id),"
+        " events AS (DELETE FROM @sg_run_events e USING gone WHERE e.run = gone.id)"
+        " SELECT count(*) FROM gone",
+        p, "pruning runs");
+    return static_cast<std::size_t>(r.integer(0, 0));
+  }
+
   // ---- the workers' side (sg::serve) ------------------------------------------------------
 
   // Claims the oldest claimable run: pending, or running with an expired lease; never one
