@@ -2,10 +2,12 @@
 // checkpoint (one prepared statement, one row, its own transaction), both over the same
 // connection string, with synchronous_commit on and off (benchmarks/run_postgres.sh).
 //
-//   stategraph_postgres_w5 CONNINFO [REPETITIONS]
+//   stategraph_postgres_w5 CONNINFO [REPETITIONS] [ROTATION]
 //
 // Prints one JSON line per side and setting: per-step wall-time median over the
-// repetitions; each repetition runs the four sides once, rotated.
+// repetitions; each repetition runs the four sides once, rotated, starting at ROTATION (so a
+// script that runs the program once per repetition, between other programs, can rotate
+// too), after one unmeasured invocation per side.
 #include "recording_store.hpp"
 #include "workloads.hpp"
 
@@ -94,6 +96,7 @@ int main(int argc, char** argv) {
   }
   const std::string conninfo = argv[1];
   const int repetitions = argc > 2 ? std::atoi(argv[2]) : 9;
+  const int rotation = argc > 3 ? std::atoi(argv[3]) : 0;
   constexpr int invocations = 3;
   const auto rows = w5_rows();
   const double steps = static_cast<double>(bench::w5::supersteps) * invocations;
@@ -117,19 +120,18 @@ int main(int argc, char** argv) {
   sg::postgres_store store_off(conninfo, {.schema = schema, .pool_size = 1, .synchronous_commit = false});
   raw_insert raw_on(conninfo, schema, true), raw_off(conninfo, schema, false);
   int thread_no = 0;
+  auto once = [&](int s) -> bool {
+    if (s == 1 || s == 3) return (s == 1 ? raw_on : raw_off).insert_each(rows) == rows.size();
+    const auto app = sg::compile<bench::w5::graph>(sg::with_store(s == 0 ? store_on : store_off));
+    return app.invoke(State{}, sg::thread_id{"t" + std::to_string(thread_no++)}).counter == bench::w5::rounds;
+  };
+  for (int s = 0; s < 4; ++s) once(s);  // warm-up: connections, prepared statements, caches
   for (int r = 0; r < repetitions; ++r) {
     for (int k = 0; k < 4; ++k) {
-      const int s = (k + r) % 4;  // rotated, so no side always runs first
+      const int s = (k + r + rotation) % 4;  // rotated, so no side always runs first
       std::size_t check = 0;
       const auto t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < invocations; ++i) {
-        if (s == 1 || s == 3) {
-          check += (s == 1 ? raw_on : raw_off).insert_each(rows) == rows.size();
-        } else {
-          const auto app = sg::compile<bench::w5::graph>(sg::with_store(s == 0 ? store_on : store_off));
-          check += app.invoke(State{}, sg::thread_id{"t" + std::to_string(thread_no++)}).counter == bench::w5::rounds;
-        }
-      }
+      for (int i = 0; i < invocations; ++i) check += once(s);
       const auto t1 = std::chrono::steady_clock::now();
       if (check != invocations) {
         std::fprintf(stderr, "stategraph_postgres_w5: side %d did not finish its runs\n", s);

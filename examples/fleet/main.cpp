@@ -151,6 +151,12 @@ int main(int argc, char** argv) {
   std::printf("runs taken over after the kill: %zu (claimed twice)\n", taken_over);
   std::printf("final states equal to a run never killed: %zu of %d\n", equal, orders);
   std::printf("steps committed twice: %zu\n", twice);
+
+  // Finished runs and their events stay until pruned: kept a week, none of these goes;
+  // kept until now, all of them do.
+  const std::size_t week = queue.prune(sg::older_than{std::chrono::days(7)});
+  const std::size_t all = queue.prune(sg::older_than{std::chrono::system_clock::now()});
+  std::printf("runs pruned: %zu kept a week, %zu kept until now\n", week, all);
   drop_schema(conninfo);
-  return done == orders && equal == orders && twice == 0 && taken_over == held ? 0 : 1;
+  return done == orders && equal == orders && twice == 0 && taken_over == held && week == 0 && all == orders ? 0 : 1;
 }

@@ -17,7 +17,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -415,4 +417,113 @@ TEST_CASE("fleet: a worker process killed with SIGKILL is taken over after its l
   auto k = kinds(w.queue.events(run));
   CHECK(k["claimed"] == 2);
   CHECK(k["done"] == 1);
+}
+
+TEST_CASE("fleet: a worker that claims again a run its own stalled slot still runs takes it over (no 'already running')") {
+  // The chaos test found it: one process, two slots; the first slot's lease lapses (its
+  // heartbeat never comes) and the second slot claims the same run while the first still
+  // runs it. The second used to fail at once (thread_busy_error), recording the run failed.
+  sg_test::temp_schema schema("fleet_self");
+  work_sleep_ms = 30;
+  constexpr int goal = 12;
+  fleet_worker<job_graph> w(schema);
+  const auto run = w.queue.submit(sg::thread_id{"self"}, Job{.goal = goal});
+  const auto stats = sg::serve(w.app, w.queue, {.concurrency = 2, .lease = 100ms, .heartbeat = 1h, .poll = 2ms,
+                                                .exit_when_idle = true, .name = "self"});
+  work_sleep_ms = 0;
+  const auto r = w.queue.get(run);
+  REQUIRE_MESSAGE(r.status == sg::run_status::done, r.error);
+  CHECK(r.attempts >= 2);
+  CHECK(stats.done == 1);
+  CHECK(stats.lost == stats.claimed - 1);  // every attempt but the last one gave the run up
+  const Job out = sg::state_from_json<Job>(r.result);
+  CHECK(out.steps == goal);
+  CHECK(out.log.value() == job_log(goal));
+  check_one_chain(w.store, "self", goal + 1);
+}
+
+namespace {
+
+// A store that lets another writer finish the thread between the taking-over worker's
+// get_state (the first read of the latest checkpoint) and its resume (the second).
+struct racing_store : sg::postgres_store {
+  using sg::postgres_store::postgres_store;
+  using sg::postgres_store::get;
+  std::function<void()> between;
+  mutable int latest_reads = 0;
+  std::optional<sg::stored_checkpoint> get(std::string_view thread) const {
+    if (++latest_reads == 2 && between) between();
+    return sg::postgres_store::get(thread);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("fleet: a taken-over run whose old attempt finishes it just before the new one resumes is recorded done") {
+  // The chaos test found it: the new attempt saw the run unfinished, the old one committed
+  // its last step, and the new attempt's resume found nothing to resume and failed the run.
+  sg_test::temp_schema schema("fleet_race");
+  constexpr int goal = 6;
+  fleet_worker<job_graph> old_worker(schema);
+  const sg::thread_id t{"race"};
+  const auto run = old_worker.queue.submit(t, Job{.goal = goal});
+  // The old attempt: claims with a lease that lapses at once, and commits three steps.
+  REQUIRE(old_worker.queue.claim("old", 1ms));
+  CHECK_THROWS_AS(old_worker.app.invoke(Job{.goal = goal}, t, sg::run_config{.recursion_limit = 3}),
+                  sg::recursion_limit_error);
+  REQUIRE(old_worker.store.list("race").size() == 4);
+  std::this_thread::sleep_for(5ms);
+
+  racing_store store(sg_test::postgres_conninfo(), sg::postgres_options{.schema = schema.name()});
+  sg::postgres_queue queue(sg_test::postgres_conninfo(), sg::postgres_options{.schema = schema.name()});
+  auto app = sg::compile<job_graph>(sg::with_store(store));
+  store.between = [&] { old_worker.app.resume(t); };  // the old attempt runs to the end
+  const auto stats = sg::serve(app, queue, {.poll = 1ms, .exit_when_idle = true, .name = "new"});
+  CHECK(store.latest_reads >= 2);  // the race was staged
+  const auto r = queue.get(run);
+  REQUIRE_MESSAGE(r.status == sg::run_status::done, r.error);
+  CHECK(stats.done == 1);
+  const Job out = sg::state_from_json<Job>(r.result);
+  CHECK(out.steps == goal);
+  CHECK(out.log.value() == job_log(goal));
+  check_one_chain(store, "race", goal + 1);
+}
+
+TEST_CASE("fleet: prune removes the final runs that finished before a time, with their events, and nothing else") {
+  sg_test::temp_schema schema("fleet_prune");
+  work_sleep_ms = 0;
+  fleet_worker<job_graph> w(schema);
+  auto& q = w.queue;
+  const auto old_done = q.submit(sg::thread_id{"p1"}, Job{.goal = 2});
+  const auto old_refused = q.submit(sg::thread_id{"p2"}, Other{.x = 1});
+  const auto new_done = q.submit(sg::thread_id{"p3"}, Job{.goal = 1});
+  sg::serve(w.app, q, {.poll = 1ms, .exit_when_idle = true});
+  const auto old_cancelled = q.submit(sg::thread_id{"p4"}, Job{.goal = 1});
+  CHECK(q.cancel(old_cancelled));
+  const auto old_pending = q.submit(sg::thread_id{"p5"}, Job{.goal = 1});
+  REQUIRE(q.get(old_done).status == sg::run_status::done);
+  REQUIRE(q.get(old_refused).status == sg::run_status::refused);
+  REQUIRE(q.get(new_done).status == sg::run_status::done);
+  REQUIRE_FALSE(q.events(old_done).empty());
+  // Three final runs and the pending one made two hours old.
+  const std::string runs = "\"" + schema.name() + "\".sg_runs";
+  sg_test::postgres_admin("UPDATE " + runs + " SET submitted = submitted - interval '2 hours',"
+                          " finished = finished - interval '2 hours' WHERE id IN (" + std::to_string(old_done) + ", " +
+                          std::to_string(old_refused) + ", " + std::to_string(old_cancelled) + ", " +
+                          std::to_string(old_pending) + ")");
+
+  CHECK(q.prune(sg::older_than{3h}) == 0);  // none finished that long ago
+  CHECK(q.prune(sg::older_than{1h}) == 3);
+  for (auto id : {old_done, old_refused, old_cancelled}) {
+    CHECK_THROWS_AS(q.get(id), sg::run_not_found_error);
+    CHECK(q.events(id).empty());
+  }
+  CHECK(q.get(old_pending).status == sg::run_status::pending);  // not final: kept, whatever its age
+  CHECK(q.get(new_done).status == sg::run_status::done);
+  CHECK_FALSE(q.events(new_done).empty());
+  CHECK(w.store.list("p1").size() == 3);  // the thread's checkpoints are the store's
+  // A time point works as well as an age; the pending run is still served afterwards.
+  CHECK(q.prune(sg::older_than{std::chrono::system_clock::now() + 1min}) == 1);  // new_done
+  sg::serve(w.app, q, {.poll = 1ms, .exit_when_idle = true});
+  CHECK(q.get(old_pending).status == sg::run_status::done);
 }

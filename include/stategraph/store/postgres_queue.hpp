@@ -277,6 +277,22 @@ class postgres_queue {
         .integer(0, 0);
   }
 
+  // Removes the final runs (done, interrupted, failed, cancelled, refused) that finished
+  // before `rule`'s time, with their events; returns how many runs went. Pending and
+  // running runs stay whatever their age. The threads' checkpoints are the store's
+  // (postgres_store::prune_threads).
+  std::size_t prune(older_than rule) {
+    detail::pg_params p;
+    p.int8(detail::pg_micros_of(rule.time));
+    auto r = exec(
+        "WITH gone AS (DELETE FROM @sg_runs WHERE status NOT IN ('pending', 'running')"
+        " AND finished < to_timestamp($1::bigint / 1000000.0) RETURNING id),"
+        " events AS (DELETE FROM @sg_run_events e USING gone WHERE e.run = gone.id)"
+        " SELECT count(*) FROM gone",
+        p, "pruning runs");
+    return static_cast<std::size_t>(r.integer(0, 0));
+  }
+
   // ---- the workers' side (sg::serve) ------------------------------------------------------
 
   // Claims the oldest claimable run: pending, or running with an expired lease; never one
@@ -622,10 +638,22 @@ serve_stats serve(const DurableApp& app, postgres_queue& queue, serve_options op
     // committed the input (and maybe more): continue from there rather than apply it again.
     auto go = [&]() -> S {
       if (head_now() > c.base) {
-        const auto snap = app.get_state(t);
-        if (snap && snap->next.empty() && !snap->failed)
-          return snap->values;  // the earlier attempt finished the run but did not record it
-        return app.resume(t);
+        // The earlier attempt finished the run but did not record it.
+        auto finished = [&]() -> std::optional<S> {
+          auto snap = app.get_state(t);
+          if (snap && snap->next.empty() && !snap->failed) return std::move(snap->values);
+          return std::nullopt;
+        };
+        if (auto values = finished()) return std::move(*values);
+        try {
+          return app.resume(t);
+        } catch (const conflict_error&) {
+          throw;
+        } catch (const std::exception&) {
+          // ... or finished it between the look above and the resume's own read.
+          if (auto values = finished()) return std::move(*values);
+          throw;
+        }
       }
       if (c.kind == run_kind::invoke) {
         S input = state_from_json<S>(c.input);
@@ -666,6 +694,12 @@ serve_stats serve(const DurableApp& app, postgres_queue& queue, serve_options op
           // commit is refused), so the bound is generous.
           if (round >= 1000 || slot.lost.load() || queue.heartbeat(worker, {c.id}, options.lease).empty())
             throw detail::run_lost{};
+        } catch (const thread_busy_error&) {
+          // The other writer is an older attempt in this process (its lease lapsed and this
+          // worker claimed the run again); told it lost the run, it stops at its next
+          // checkpoint, or returns and finds its outcome refused.
+          if (round >= 1000 || slot.lost.load()) throw detail::run_lost{};
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
       }
       if (slot.cancel.load()) {
@@ -722,11 +756,15 @@ serve_stats serve(const DurableApp& app, postgres_queue& queue, serve_options op
       {
         std::lock_guard lock(mutex);
         ++stats.claimed;
-        active[c->id] = slot;
+        // This process may still run an older attempt of the run (its lease lapsed): it has
+        // lost the run, and the heartbeat, which goes by run and worker, cannot tell it.
+        auto& held = active[c->id];
+        if (held) held->lost = true;
+        held = slot;
       }
       run_one(*c, *slot);
       std::lock_guard lock(mutex);
-      active.erase(c->id);
+      if (auto it = active.find(c->id); it != active.end() && it->second == slot) active.erase(it);
     }
   };
 
