@@ -162,8 +162,13 @@ TEST_CASE("checkpoints store the flattened channels by name; get_state and a sec
 
 TEST_CASE("pictures draw the flattened channels under their prefixed names") {
   const std::string mermaid = sg::to_mermaid<canvas_graph>({.channels = true});
-  CHECK(mermaid.find("tracker.seen") != std::string::npos);
-  CHECK(mermaid.find("tracker.count") != std::string::npos);
+  CHECK(mermaid.find(R"(ch_tracker_seen[("tracker.seen")])") != std::string::npos);
+  CHECK(mermaid.find(R"(ch_tracker_count[("tracker.count")])") != std::string::npos);
+  // seed writes the channel, the subgraph node reads and writes it, report reads it.
+  CHECK(mermaid.find("seed --> ch_tracker_seen\n") != std::string::npos);
+  CHECK(mermaid.find("ch_tracker_seen <--> tracker\n") != std::string::npos);
+  CHECK(mermaid.find("ch_tracker_seen --> report\n") != std::string::npos);
   const std::string dot = sg::to_dot<canvas_graph>({.channels = true});
-  CHECK(dot.find("\"tracker.seen\"") != std::string::npos);
+  CHECK(dot.find(R"("ch_tracker.seen" [shape=cylinder)") != std::string::npos);
+  CHECK(dot.find(R"(label="tracker.seen"])") != std::string::npos);
 }
