@@ -52,8 +52,10 @@ struct seed {
            sg::write<&Canvas::steps>(1);
   }
 };
+// A container over the composite's channels: keys stand where member pointers do.
+struct tracked : sg::container<tracker_count, tracker_seen> {};
 struct report {
-  using reads = sg::reads<tracker_count, tracker_seen>;
+  using reads = sg::reads_from<tracked>;
   using writes = sg::writes<&Canvas::position>;
   auto operator()(sg::view<Canvas, reads> in) const {
     return sg::write<&Canvas::position>(in.get<tracker_count>() * 100 + static_cast<int>(in.get<tracker_seen>().size()));
