@@ -62,6 +62,15 @@ struct member_pointer<P> {
   using field_type = typename member_pointer<P.inner>::field_type;
 };
 
+// The key is made even when misused, so the assertion is the only error.
+template <auto Composite, auto Channel>
+consteval channel_path<decltype(Composite), decltype(Channel)> path_to() {
+  static_assert(std::is_same_v<typename member_pointer<Composite>::field_type,
+                               composite<typename member_pointer<Channel>::class_type>>,
+                "stategraph: sg::in<&Parent::member, &Child::channel> needs a member of type sg::composite<Child>");
+  return {Composite, Channel};
+}
+
 template <class T>
 inline constexpr bool is_channel_path = false;
 template <class O, class I>
@@ -117,7 +126,7 @@ struct aggregate_field {
 // sg::in<&Canvas::tracker, &Tracker::seen>: the channel `tracker.seen` of Canvas, usable
 // wherever a member pointer names a channel (reads, writes, view::get, write, containers).
 template <auto Composite, auto Channel>
-inline constexpr detail::channel_path<decltype(Composite), decltype(Channel)> in{Composite, Channel};
+inline constexpr auto in = detail::path_to<Composite, Channel>();
 
 // How a state type is reflected: its channel count, each field's type, a reference to each
 // field, and each field's name. The default reads an aggregate with Boost.PFR;
