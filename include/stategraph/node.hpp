@@ -82,10 +82,10 @@ class view {
       (void)rules::SG001_reads_undeclared_channel<Channel, reads_type>{};
       // Hand back the channel's real value, so the node's code compiles on and the rule's
       // message stays the only one.
-      if constexpr (std::is_same_v<state_of<Channel>, State>) return channel_traits<field_of<Channel>>::value(state_->*Channel);
+      if constexpr (std::is_same_v<state_of<Channel>, State>) return channel_traits<field_of<Channel>>::value(detail::member<Channel>(*state_));
       else return 0;
     } else {
-      return channel_traits<field_of<Channel>>::value(state_->*Channel);
+      return channel_traits<field_of<Channel>>::value(detail::member<Channel>(*state_));
     }
   }
 

@@ -1,6 +1,8 @@
 // Reflection of the state struct: channel count, the index of a member pointer, and each
 // channel's name, all at compile time: with Boost.PFR and no registration by default, or
-// with Boost.Hana for a Hana Struct when <stategraph/hana.hpp> is included.
+// with Boost.Hana for a Hana Struct when <stategraph/hana.hpp> is included. A member of
+// type sg::composite<Child> is flattened: its channels are the parent's, named
+// "member.channel", and sg::in<&Parent::member, &Child::channel> names one of them.
 #pragma once
 
 #include <stategraph/channels.hpp>
@@ -32,6 +34,56 @@ struct member_pointer<MP> {
   using class_type = C;
   using field_type = F;
 };
+
+template <class Outer, class Inner>
+struct channel_path;
+}  // namespace detail
+
+// A child state embedded in a parent state: its channels become channels of the parent,
+// named with the member's name as prefix ("tracker.seen"). It derives from the child state,
+// so the child's own member pointers reach into it.
+template <class S>
+struct composite : S {
+  using composite_state = S;
+};
+
+namespace detail {
+// The key of a channel inside a composite: the composite member, then the child's channel
+// (a member pointer, or another path for a composite inside a composite). A structural
+// value, so it is a template argument wherever a member pointer is.
+template <class Outer, class Inner>
+struct channel_path {
+  Outer outer;
+  Inner inner;
+};
+template <class O, class I, channel_path<O, I> P>
+struct member_pointer<P> {
+  using class_type = typename member_pointer<P.outer>::class_type;
+  using field_type = typename member_pointer<P.inner>::field_type;
+};
+
+// The key is made even when misused, so the assertion is the only error.
+template <auto Composite, auto Channel>
+consteval channel_path<decltype(Composite), decltype(Channel)> path_to() {
+  static_assert(std::is_same_v<typename member_pointer<Composite>::field_type,
+                               composite<typename member_pointer<Channel>::class_type>>,
+                "stategraph: sg::in<&Parent::member, &Child::channel> needs a member of type sg::composite<Child>");
+  return {Composite, Channel};
+}
+
+template <class T>
+inline constexpr bool is_channel_path = false;
+template <class O, class I>
+inline constexpr bool is_channel_path<channel_path<O, I>> = true;
+
+// The member a channel key names in a state object: `s.*MP` for a member pointer, and
+// through the composite for a path (the child's member pointers apply to the composite,
+// which derives from the child state).
+template <auto MP, class S>
+constexpr auto& member(S& s) noexcept {
+  if constexpr (is_channel_path<std::remove_cv_t<decltype(MP)>>) return member<MP.inner>(s.*(MP.outer));
+  else return s.*MP;
+}
 
 // An object that is declared and never defined: only the addresses of its members are
 // used, in constant expressions, to match member pointers with PFR's field indices and
@@ -71,6 +123,11 @@ struct aggregate_field {
 
 }  // namespace detail
 
+// sg::in<&Canvas::tracker, &Tracker::seen>: the channel `tracker.seen` of Canvas, usable
+// wherever a member pointer names a channel (reads, writes, view::get, write, containers).
+template <auto Composite, auto Channel>
+inline constexpr auto in = detail::path_to<Composite, Channel>();
+
 // How a state type is reflected: its channel count, each field's type, a reference to each
 // field, and each field's name. The default reads an aggregate with Boost.PFR;
 // <stategraph/hana.hpp> specialises it for Hana Structs (the second parameter is for
@@ -101,11 +158,120 @@ struct state_reflection {
   }
 };
 
+namespace detail {
+template <class T>
+struct composite_of {
+  using type = void;
+};
 template <class S>
-inline constexpr std::size_t channel_count = state_reflection<S>::size;
+struct composite_of<composite<S>> {
+  using type = S;
+};
+template <class T>
+inline constexpr bool is_composite = !std::is_void_v<typename composite_of<T>::type>;
+
+template <class S, std::size_t... I>
+constexpr bool any_composite(std::index_sequence<I...>) {
+  return (is_composite<typename state_reflection<S>::template field<I>> || ...);
+}
+template <class S>
+inline constexpr bool has_composites = any_composite<S>(std::make_index_sequence<state_reflection<S>::size>{});
+
+template <class S>
+struct flat_reflection;
+
+// A state without composites is reflected as its state_reflection says, untouched: only
+// a state with an sg::composite member pays for the flattening.
+template <class S>
+using reflection_of = std::conditional_t<has_composites<S>, flat_reflection<S>, state_reflection<S>>;
+}  // namespace detail
+
+template <class S>
+inline constexpr std::size_t channel_count = detail::reflection_of<S>::size;
 
 template <class S, std::size_t I>
-using field_type_t = typename state_reflection<S>::template field<I>;
+using field_type_t = typename detail::reflection_of<S>::template field<I>;
+
+template <class S, std::size_t I>
+constexpr std::string_view channel_name_at();
+
+namespace detail {
+template <std::size_t I, class S>
+constexpr auto& field(S& s) noexcept;
+
+// A state with composite members: member i spans channel_count of its child (a composite)
+// or one channel; channel I is found in the member whose span holds it.
+template <class S>
+struct flat_reflection {
+ private:
+  using raw = state_reflection<S>;
+  template <std::size_t M>
+  using member_type = typename raw::template field<M>;
+  template <std::size_t M>
+  using child = typename composite_of<member_type<M>>::type;
+
+  static constexpr auto starts = []<std::size_t... M>(std::index_sequence<M...>) {
+    std::array<std::size_t, sizeof...(M) + 1> at{};
+    std::size_t n = 0, k = 0;
+    ((at[k++] = n, n += [] {
+        if constexpr (is_composite<member_type<M>>) return channel_count<child<M>>;
+        else return std::size_t{1};
+      }()),
+     ...);
+    at[k] = n;
+    return at;
+  }(std::make_index_sequence<raw::size>{});
+
+  // The member that holds channel I.
+  template <std::size_t I>
+  static constexpr std::size_t owner = [] {
+    std::size_t m = 0;
+    while (starts[m + 1] <= I) ++m;
+    return m;
+  }();
+
+  template <class Child, class T>
+  using like = std::conditional_t<std::is_const_v<T>, const Child, Child>;
+
+  // "member.channel", kept in static storage for the string_view handed out.
+  template <std::size_t I>
+  struct joined {
+    static constexpr std::string_view prefix = raw::template name<owner<I>>();
+    static constexpr std::string_view rest = channel_name_at<child<owner<I>>, I - starts[owner<I>]>();
+    static constexpr auto text = [] {
+      std::array<char, prefix.size() + 1 + rest.size()> out{};
+      std::size_t k = 0;
+      for (char c : prefix) out[k++] = c;
+      out[k++] = '.';
+      for (char c : rest) out[k++] = c;
+      return out;
+    }();
+  };
+
+ public:
+  static constexpr std::size_t size = starts[raw::size];
+
+  template <std::size_t I, class T>
+  static constexpr auto& get(T& s) noexcept {
+    constexpr std::size_t m = owner<I>;
+    if constexpr (is_composite<member_type<m>>)
+      return detail::field<I - starts[m]>(static_cast<like<child<m>, T>&>(raw::template get<m>(s)));
+    else
+      return raw::template get<m>(s);
+  }
+
+  template <std::size_t I>
+  using field = std::remove_cvref_t<decltype(get<I>(std::declval<S&>()))>;
+
+  template <std::size_t I>
+  static constexpr std::string_view name() {
+    if constexpr (is_composite<member_type<owner<I>>>)
+      return std::string_view(joined<I>::text.data(), joined<I>::text.size());
+    else
+      return raw::template name<owner<I>>();
+  }
+};
+}  // namespace detail
 
 // The position of the first channel of S whose member type F has P<F>::value (the count if
 // none): how a rule finds the channel its diagnostic names.
@@ -119,14 +285,14 @@ constexpr std::size_t first_channel_where() {
 
 template <class S, std::size_t I>
 constexpr std::string_view channel_name_at() {
-  return state_reflection<S>::template name<I>();
+  return detail::reflection_of<S>::template name<I>();
 }
 
 namespace detail {
 // The state's I-th channel (the wrapper, e.g. the sg::counter<int>), whatever reflects it.
 template <std::size_t I, class S>
 constexpr auto& field(S& s) noexcept {
-  return state_reflection<std::remove_const_t<S>>::template get<I>(s);
+  return reflection_of<std::remove_const_t<S>>::template get<I>(s);
 }
 
 // The state's I-th member as a constant both compilers print with its name (GCC
@@ -145,7 +311,7 @@ consteval std::size_t channel_index() {
     return channel_count<S>;
   } else {
     std::size_t found = channel_count<S>;
-    const void* target = &(detail::fake_object<S>::value.*MP);
+    const void* target = &detail::member<MP>(detail::fake_object<S>::value);
     detail::for_each_index<channel_count<S>>([&]<std::size_t I>() {
       if (static_cast<const void*>(&detail::field<I>(detail::fake_object<S>::value)) == target) found = I;
     });

@@ -9,6 +9,11 @@
 //   using review = sg::subgraph<review_tag, review_graph,
 //                               sg::maps<&Turn::draft, &Review::text>,
 //                               sg::maps<&Turn::notes, &Review::comments>>;
+//   using track = sg::subgraph<tracker_tag, tracker_graph, sg::flatten<&Canvas::tracker>>;
+//
+// sg::flatten<&Parent::member> is for a child state held as `sg::composite<Child> member;`
+// in the parent (schema.hpp): every channel the child uses maps to the parent's flattened
+// channel sg::in<&Parent::member, &Child::channel>, named "member.channel".
 #pragma once
 
 #include <stategraph/channels.hpp>
@@ -33,6 +38,11 @@ template <auto ParentChannel, auto ChildChannel>
 struct maps {
   static constexpr auto parent = ParentChannel;
   static constexpr auto child = ChildChannel;
+};
+
+template <auto Composite>
+struct flatten {
+  static constexpr auto parent = Composite;
 };
 
 namespace detail {
@@ -67,6 +77,35 @@ struct graph_channels {
 
 template <class V>
 using same_channel = maps<V::value, V::value>;
+
+template <auto Composite>
+struct into_composite {
+  template <class V>
+  using fn = maps<in<Composite, V::value>, V::value>;
+};
+
+// The (parent, child) channel pairs of a subgraph node: the child's channels themselves
+// (shared schema), the maps given, or every child channel inside the composite flattened.
+template <class ChildState, class ChildChannels, class... Maps>
+struct subgraph_pairs {
+  using type = mp_list<Maps...>;
+};
+template <class ChildState, class ChildChannels>
+struct subgraph_pairs<ChildState, ChildChannels> {
+  using type = boost::mp11::mp_transform<same_channel, ChildChannels>;
+};
+template <class ChildState, class ChildChannels, auto Composite>
+struct subgraph_pairs<ChildState, ChildChannels, flatten<Composite>> {
+  static_assert(std::is_same_v<field_of<Composite>, composite<ChildState>>,
+                "stategraph: sg::flatten<&Parent::member> needs a member of type sg::composite<Child>, where Child is the "
+                "subgraph's state");
+  using type = boost::mp11::mp_transform_q<into_composite<Composite>, ChildChannels>;
+};
+
+template <class... Maps>
+inline constexpr bool flattens = false;
+template <auto Composite>
+inline constexpr bool flattens<flatten<Composite>> = true;
 
 // What a child's change of a channel becomes as one write to the parent's channel, as its
 // reducer says (reducer_traits): the new elements for a reducer that appends, the reducer's
@@ -143,11 +182,9 @@ class subgraph : public detail::stage_of_tag<Tag> {
   using child_side = detail::value_t<M::child>;
   template <class M>
   using parent_side = detail::value_t<M::parent>;
-  using pairs = std::conditional_t<
-      shared_schema,
-      boost::mp11::mp_transform<detail::same_channel,
-                                boost::mp11::mp_unique<boost::mp11::mp_append<typename channels::read, typename channels::written>>>,
-      detail::mp_list<Maps...>>;
+  using pairs = typename detail::subgraph_pairs<
+      child_state, boost::mp11::mp_unique<boost::mp11::mp_append<typename channels::read, typename channels::written>>,
+      Maps...>::type;
   template <class M>
   using child_writes = boost::mp11::mp_contains<typename channels::written, child_side<M>>;
   using written_pairs = boost::mp11::mp_copy_if<pairs, child_writes>;
@@ -189,7 +226,8 @@ class subgraph : public detail::stage_of_tag<Tag> {
       start = parent;
     } else {
       boost::mp11::mp_for_each<pairs>([&]<class M>(M) {
-        channel_traits<field_of<M::child>>::value(start.*(M::child)) = channel_traits<field_of<M::parent>>::value(parent.*(M::parent));
+        channel_traits<field_of<M::child>>::value(detail::member<M::child>(start)) =
+            channel_traits<field_of<M::parent>>::value(detail::member<M::parent>(parent));
       });
     }
     child_state out = run_child(std::move(start), context);
@@ -201,9 +239,25 @@ class subgraph : public detail::stage_of_tag<Tag> {
   template <class M>
   static auto delta(const parent_state& parent, const child_state& out) {
     using d = detail::delta_of<M::parent>;
-    const auto& before = channel_traits<field_of<M::parent>>::value(parent.*(M::parent));
-    const auto& after = channel_traits<field_of<M::child>>::value(out.*(M::child));
+    const auto& before = channel_traits<field_of<M::parent>>::value(detail::member<M::parent>(parent));
+    const auto& after = channel_traits<field_of<M::child>>::value(detail::member<M::child>(out));
     return maybe_write<M::parent>(d::between(before, after));
+  }
+
+  // A flattened child's channel by its name in the parent: the composite's channels are
+  // the parent's in the child's order, from the parent index of the first pair on.
+  static std::string_view in_parent(std::string_view child_channel) {
+    if constexpr (boost::mp11::mp_empty<pairs>::value) {
+      return child_channel;
+    } else {
+      using M = boost::mp11::mp_front<pairs>;
+      constexpr std::size_t base = channel_index<parent_state, M::parent>() - channel_index<child_state, M::child>();
+      constexpr auto child_names = channel_names<child_state>();
+      constexpr auto parent_names = channel_names<parent_state>();
+      for (std::size_t j = 0; j < child_names.size(); ++j)
+        if (child_names[j] == child_channel) return parent_names[base + j];
+      return child_channel;
+    }
   }
 
   // A checkpointed run's child gets the run's context from the runner (durable_child).
@@ -236,8 +290,11 @@ class subgraph : public detail::stage_of_tag<Tag> {
             return;
           }
         }
+        auto channels = e.channels;
+        if constexpr (detail::flattens<Maps...>)
+          for (auto& c : channels) c = in_parent(c);
         parent_stream->events.push_back({e.mode, e.step, detail::intern(std::string(name) + "/" + std::string(e.node)),
-                                         e.channels, e.phase, e.duration, e.error});
+                                         std::move(channels), e.phase, e.duration, e.error});
       };
       if constexpr (with_context) return child_.stream(std::move(start), mode, context, forward);
       else return child_.stream(std::move(start), mode, forward);

@@ -27,7 +27,7 @@ namespace stategraph::detail {
 template <class S, class Entry, class Changed>
 constexpr void apply_entry(S& state, Entry& e, Changed changed) {
   if (e.present()) {
-    reduce_into(state.*(Entry::channel), e.take());
+    reduce_into(member<Entry::channel>(state), e.take());
     if constexpr (!std::is_same_v<Changed, std::nullptr_t>) changed->set(channel_index<S, Entry::channel>());
   }
 }
