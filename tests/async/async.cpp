@@ -27,6 +27,9 @@
 #include <thread>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_async_async {
+
 namespace sg = stategraph;
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
@@ -480,3 +483,5 @@ TEST_CASE("stop: a sync run stops on its token, its deadline, or a node that pol
   check(seq);
   check(pool);
 }
+
+}  // namespace unity_async_async

@@ -9,6 +9,9 @@
 
 #include "../common/logged_state.hpp"
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_context_context {
+
 using unit::Logged;
 using unit::logs_name;
 using unit::strings;
@@ -135,3 +138,5 @@ TEST_CASE("config layers: the node's override wins, missing keys fall back to th
   CHECK(!cfg.overrides<&model_config::temperature>("review"));
   CHECK(cfg.for_node("nobody").model == "small");
 }
+
+}  // namespace unity_context_context

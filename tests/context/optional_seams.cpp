@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_context_optional_seams {
+
 namespace sg = stategraph;
 
 namespace optional_seam_cases {  // named: Clang cannot reflect types with internal linkage
@@ -132,3 +135,5 @@ TEST_CASE("an optional seam found at run time: find() decides per call") {
   CHECK(present.log == strings{"read", "extract", "answer with 2"});
   CHECK(ctx.found.calls == 1);
 }
+
+}  // namespace unity_context_optional_seams

@@ -9,6 +9,9 @@
 
 #include "../common/logged_state.hpp"
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_edges_joins {
+
 using unit::Logged;
 using unit::logs_name;
 using unit::strings;
@@ -75,3 +78,5 @@ TEST_CASE("a join inside a loop re-arms after it fires") {
   CHECK(count_of(out.log, "c") == 3);
   CHECK(out.counter == 15);
 }
+
+}  // namespace unity_edges_joins

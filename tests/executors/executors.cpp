@@ -12,6 +12,9 @@
 
 #include "../common/logged_state.hpp"
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_executors_executors {
+
 namespace sg = stategraph;
 
 namespace executors_cases {  // named: Clang cannot reflect types with internal linkage
@@ -204,3 +207,5 @@ TEST_CASE("the sequential executor calls the nodes of a step in node order (fixe
   CHECK(sg::compile<three_fixed>().invoke(Logged{}, calls).counter == 3);
   CHECK(calls.order == "abc");
 }
+
+}  // namespace unity_executors_executors

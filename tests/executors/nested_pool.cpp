@@ -19,6 +19,9 @@
 #include <utility>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_executors_nested_pool {
+
 namespace sg = stategraph;
 
 namespace nested_pool_cases {  // named: Clang cannot reflect types with internal linkage
@@ -225,3 +228,5 @@ TEST_CASE("a checkpointed app on a thread_pool whose nodes invoke apps on the sa
     CHECK(app.history(t).size() == 2);  // the input, then the one step of the fan-out
   }
 }
+
+}  // namespace unity_executors_nested_pool

@@ -12,6 +12,9 @@
 
 #include "../common/logged_state.hpp"
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_failures_errors {
+
 using unit::Logged;
 using unit::logs_name;
 namespace sg = stategraph;
@@ -269,3 +272,5 @@ TEST_CASE("around a lone node's call, the recursion limit and a pause without a 
     CHECK(std::string(e.what()).find("checkpoint store") != std::string::npos);
   }
 }
+
+}  // namespace unity_failures_errors

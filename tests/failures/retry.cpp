@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_failures_retry {
+
 namespace sg = stategraph;
 using namespace std::chrono_literals;
 
@@ -107,3 +110,5 @@ TEST_CASE("retry policy: jitter adds up to one second") {
   static_assert(sg::retry_policy{}.max_attempts == 3 && sg::retry_policy{}.interval(1) == 0.5 &&
                 sg::retry_policy{}.interval(3) == 2.0 && sg::retry_policy{}.interval(20) == 128.0);
 }
+
+}  // namespace unity_failures_retry

@@ -9,6 +9,9 @@
 
 #include "../common/logged_state.hpp"
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_nodes_nodes {
+
 using unit::Logged;
 using unit::logs_name;
 using unit::strings;
@@ -195,3 +198,5 @@ TEST_CASE("node and router instances passed to compile are used, in any order") 
   auto defaults = sg::compile<configured>(adder{4});  // the router default-constructed: limit 0
   CHECK(defaults.invoke(Logged{}).counter == 4);
 }
+
+}  // namespace unity_nodes_nodes

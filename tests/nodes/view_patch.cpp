@@ -10,6 +10,9 @@
 #include <type_traits>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_nodes_view_patch {
+
 namespace sg = stategraph;
 
 namespace unit_view_patch {
@@ -260,3 +263,5 @@ TEST_CASE("containers: read and write grants give the container's channels, and 
   CHECK(out.position == 14);
   CHECK(out.action_history == std::vector<std::string>{"plan", "north at 14"});
 }
+
+}  // namespace unity_nodes_view_patch

@@ -7,6 +7,9 @@
 
 #include "../common/logged_state.hpp"
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_routing_routing {
+
 using unit::Logged;
 using unit::logs_name;
 using unit::strings;
@@ -199,3 +202,5 @@ TEST_CASE("a reactive node in a staged graph runs when sg::wakes lets the writer
   CHECK(out.tokens == 7);
   CHECK(out.cost == 3 + 7);
 }
+
+}  // namespace unity_routing_routing

@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_rules_rule_predicates {
+
 namespace rule_predicates {
 namespace sg = stategraph;
 
@@ -325,3 +328,5 @@ TEST_CASE("a graph every rule's predicate accepts compiles and runs") {
 }
 
 }  // namespace rule_predicates
+
+}  // namespace unity_rules_rule_predicates

@@ -11,6 +11,9 @@
 #include <utility>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_scheduler_large_graphs {
+
 namespace sg = stategraph;
 
 namespace large_graph_cases {  // named: Clang cannot reflect types with internal linkage
@@ -116,3 +119,5 @@ TEST_CASE("a loop of 300 nodes runs one node at a time, round twice") {
 }
 
 }  // namespace large_graph_cases
+
+}  // namespace unity_scheduler_large_graphs

@@ -10,6 +10,9 @@
 
 #include "../common/logged_state.hpp"
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_scheduler_recursion_limit {
+
 using unit::Logged;
 using unit::logs_name;
 using unit::strings;
@@ -126,3 +129,5 @@ TEST_CASE("a recursion_limit_error is caught as sg::error") {
   }
   CHECK(caught);
 }
+
+}  // namespace unity_scheduler_recursion_limit

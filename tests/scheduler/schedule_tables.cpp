@@ -10,6 +10,9 @@
 
 #include "../common/logged_state.hpp"
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_scheduler_schedule_tables {
+
 using unit::Logged;
 using unit::logs_name;
 namespace sg = stategraph;
@@ -187,3 +190,5 @@ TEST_CASE("a fixed plan runs as its table says") {
   CHECK(two.log == unit::strings{"zed", "alpha", "mid", "omega", "omega"});
   CHECK(two.counter == 5);
 }
+
+}  // namespace unity_scheduler_schedule_tables

@@ -8,6 +8,9 @@
 
 #include "../common/logged_state.hpp"
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_scheduler_supersteps {
+
 using unit::strings;
 namespace sg = stategraph;
 
@@ -138,3 +141,5 @@ TEST_CASE("an ephemeral channel is visible for exactly one step") {
     CHECK(out.note.empty());
   }
 }
+
+}  // namespace unity_scheduler_supersteps

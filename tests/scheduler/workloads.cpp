@@ -8,6 +8,9 @@
 
 #include "../common/logged_state.hpp"
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_scheduler_workloads {
+
 using unit::Logged;
 using unit::logs_name;
 using unit::strings;
@@ -149,3 +152,5 @@ TEST_CASE("reordering independent nodes changes only the merge order") {
     CHECK(rl.log == strings{"fork", "right", "left", "fork", "right", "left", "fork", "right", "left"});
   }
 }
+
+}  // namespace unity_scheduler_workloads

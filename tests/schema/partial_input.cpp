@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_schema_partial_input {
+
 namespace sg = stategraph;
 
 namespace partial_input_cases {  // named: Clang cannot reflect types with internal linkage
@@ -76,3 +79,5 @@ TEST_CASE("a partial input with a context, on a frontier, on both executors") {
   CHECK_THROWS_AS(pool.invoke(sg::write<&State::n>(1), ctx2, sg::run_config{.recursion_limit = 2}),
                   sg::recursion_limit_error);
 }
+
+}  // namespace unity_schema_partial_input

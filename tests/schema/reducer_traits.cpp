@@ -13,6 +13,9 @@
 #include <type_traits>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_schema_reducer_traits {
+
 namespace reducer_traits_cases {
 namespace sg = stategraph;
 
@@ -148,3 +151,5 @@ TEST_CASE("a run's input is taken whole onto an appending channel") {
   const State out = app.invoke(State{.lines = {"a", "b"}});
   CHECK(out.lines == std::vector<std::string>{"a", "b", "line 2"});
 }
+
+}  // namespace unity_schema_reducer_traits

@@ -9,6 +9,9 @@
 #include <type_traits>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_schema_reducers {
+
 namespace sg = stategraph;
 
 namespace {
@@ -326,3 +329,5 @@ TEST_CASE("the input is applied through the reducers onto a default state") {
   CHECK(out.tags == std::set<int>{1, 2});
   CHECK(out.plain == "p");
 }
+
+}  // namespace unity_schema_reducers

@@ -9,6 +9,9 @@
 #include <string_view>
 #include <type_traits>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_schema_schema {
+
 namespace sg = stategraph;
 
 // A named namespace, not an anonymous one: Clang 14 refuses to reflect a state type
@@ -93,3 +96,5 @@ TEST_CASE("a schema with wrappers is still an aggregate that reads naturally") {
   CHECK(s.steps == 2);
   CHECK(s.tags.empty());
 }
+
+}  // namespace unity_schema_schema

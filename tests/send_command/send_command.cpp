@@ -10,6 +10,9 @@
 
 #include "../common/logged_state.hpp"
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_send_command_send_command {
+
 using unit::Logged;
 using unit::logs_name;
 using unit::strings;
@@ -190,3 +193,5 @@ TEST_CASE("a command can go to several targets at once") {
   Logged out = sg::compile<command_all>().invoke(Logged{});
   CHECK(out.log == strings{"spreader", "x", "y"});  // merged in node order, not in the order chosen
 }
+
+}  // namespace unity_send_command_send_command

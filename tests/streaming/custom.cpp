@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_streaming_custom {
+
 namespace sg = stategraph;
 
 namespace streaming_custom {  // named: Clang cannot reflect types with internal linkage
@@ -100,3 +103,5 @@ TEST_CASE("an sg::event<State> callback takes the events of an emitting context"
   });
   CHECK(custom == 3);
 }
+
+}  // namespace unity_streaming_custom

@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_streaming_streams {
+
 namespace sg = stategraph;
 
 namespace streaming_cases {  // named: Clang cannot reflect types with internal linkage
@@ -104,3 +107,5 @@ TEST_CASE("stream debug reports the error of a failing node") {
   CHECK(events[1].node == "flaky");
   CHECK(events[1].error.find("transient") != std::string::npos);
 }
+
+}  // namespace unity_streaming_streams

@@ -10,6 +10,9 @@
 #include <type_traits>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_subgraphs_contexts {
+
 namespace sg = stategraph;
 
 namespace subgraph_contexts {  // named: Clang cannot reflect types with internal linkage
@@ -189,3 +192,5 @@ TEST_CASE("a child's node that takes the context gets the parent's; nodes that t
 }
 
 }  // namespace subgraph_contexts
+
+}  // namespace unity_subgraphs_contexts

@@ -10,6 +10,9 @@
 #include <type_traits>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_subgraphs_subgraphs {
+
 namespace sg = stategraph;
 
 namespace subgraph_cases {  // named: Clang cannot reflect types with internal linkage
@@ -184,3 +187,5 @@ TEST_CASE("a subgraph node in a staged graph has its tag's stage") {
   CHECK(out.log == std::vector<std::string>{"before", "a", "b"});
   CHECK(out.title == "T1");
 }
+
+}  // namespace unity_subgraphs_subgraphs
