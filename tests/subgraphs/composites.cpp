@@ -15,6 +15,9 @@
 #include <type_traits>
 #include <vector>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_subgraphs_composites {
+
 namespace sg = stategraph;
 
 namespace composite_cases {  // named: Clang cannot reflect types with internal linkage
@@ -174,3 +177,5 @@ TEST_CASE("pictures draw the flattened channels under their prefixed names") {
   CHECK(dot.find(R"("ch_tracker.seen" [shape=cylinder)") != std::string::npos);
   CHECK(dot.find(R"(label="tracker.seen"])") != std::string::npos);
 }
+
+}  // namespace unity_subgraphs_composites
