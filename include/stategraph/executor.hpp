@@ -3,12 +3,18 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace stategraph {
 
@@ -20,19 +26,36 @@ struct sequential {
   }
 };
 
+// How sg::thread_pool decides between its threads and the calling thread.
+struct pool_options {
+  // A step whose tasks are expected to take less than this in all runs inline on the
+  // calling thread: waking a worker costs more than such a step saves. Zero: never inline.
+  std::chrono::nanoseconds inline_below = std::chrono::microseconds{16};
+  // How long an idle worker polls for the next step before it sleeps: a step that follows
+  // within this time starts without a wake-up call.
+  std::chrono::nanoseconds spin = std::chrono::microseconds{50};
+};
+
 // Runs the tasks of a step concurrently on a fixed set of worker threads (the calling
 // thread works too). Dispatch is a function pointer and an atomic counter: no
 // std::function, no allocation per step. Copies share one pool.
+// Small steps run inline: the pool keeps, per kind of step (the task's type and count), an
+// estimate of a task's time, sampled now and then, and sends a step to its workers only when
+// the estimate says the step is worth a wake-up (pool_options::inline_below).
 // Calls nest (a task may run another app on the same pool): each call is a job its caller
 // drains, helped by idle workers, then waits only for tasks already begun elsewhere. A thread
 // takes tasks only when idle or from its own call, so waits follow the order jobs were made
 // in and never close into a cycle.
 class thread_pool {
  public:
-  explicit thread_pool(std::size_t threads = std::thread::hardware_concurrency())
-      : shared_(std::make_shared<pool>(threads == 0 ? 1 : threads)) {}
+  explicit thread_pool(std::size_t threads = std::thread::hardware_concurrency(), pool_options options = {})
+      : shared_(std::make_shared<pool>(threads == 0 ? 1 : threads, options)) {}
 
   std::size_t size() const noexcept { return shared_->workers.size() + 1; }
+
+  // Steps of more than one task so far, by where they ran (for tests and tuning).
+  std::size_t steps_inline() const noexcept { return shared_->inline_steps.load(std::memory_order_relaxed); }
+  std::size_t steps_parallel() const noexcept { return shared_->parallel_steps.load(std::memory_order_relaxed); }
 
   template <class F>
   void for_each_task(std::size_t count, F& task) const {
@@ -40,14 +63,54 @@ class thread_pool {
       for (std::size_t i = 0; i < count; ++i) task(i);
       return;
     }
-    shared_->run(count, &trampoline<F>, &task);
+    pool& p = *shared_;
+    estimate& e = p.estimate_for(reinterpret_cast<const void*>(&trampoline<F>), count);
+    const std::uint64_t per_task = e.ns_per_task.load(std::memory_order_relaxed);
+    if (per_task != 0 && per_task * count < p.inline_below) {  // known and small: inline
+      p.inline_steps.fetch_add(1, std::memory_order_relaxed);
+      // Most inline steps go untimed; every sample_every-th refreshes the estimate, so a
+      // step whose work grew moves to the workers.
+      const std::uint32_t calls = e.calls.load(std::memory_order_relaxed) + 1;
+      e.calls.store(calls, std::memory_order_relaxed);
+      if (calls % sample_every != 0) {
+        for (std::size_t i = 0; i < count; ++i) task(i);
+        return;
+      }
+      const auto t0 = clock::now();
+      for (std::size_t i = 0; i < count; ++i) task(i);
+      e.record(clock::now() - t0, count);
+      return;
+    }
+    // Unknown or large: on the workers. A kind of step not seen before goes there too, as
+    // before the pool learnt sizes: the caller's share of it is timed for next time.
+    p.parallel_steps.fetch_add(1, std::memory_order_relaxed);
+    p.run(count, &trampoline<F>, &task, e);
   }
 
  private:
+  using clock = std::chrono::steady_clock;
+  static constexpr std::uint32_t sample_every = 16;
+
   template <class F>
   static void trampoline(void* f, std::size_t i) {
     (*static_cast<F*>(f))(i);
   }
+
+  // What one kind of step's task costs, in nanoseconds (0: not yet known). Relaxed atomics:
+  // two threads updating one estimate may lose a sample, never corrupt a decision.
+  struct estimate {
+    std::atomic<const void*> key{nullptr};
+    std::atomic<std::size_t> count{0};
+    std::atomic<std::uint64_t> ns_per_task{0};
+    std::atomic<std::uint32_t> calls{0};
+
+    void record(clock::duration elapsed, std::size_t tasks) noexcept {
+      const auto ns = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+      const std::uint64_t sample = ns / tasks + 1;  // +1: a measured kind is never "unknown" (0)
+      const std::uint64_t old = ns_per_task.load(std::memory_order_relaxed);
+      ns_per_task.store(old == 0 ? sample : (old * 3 + sample) / 4 + 1, std::memory_order_relaxed);
+    }
+  };
 
   // A call's tasks. It lives on the caller's stack, linked into the pool's list of open
   // jobs: the caller waits until every worker that took it has let go, and unlinks it
@@ -67,7 +130,9 @@ class thread_pool {
   };
 
   struct pool {
-    explicit pool(std::size_t threads) {
+    pool(std::size_t threads, pool_options options)
+        : inline_below(static_cast<std::uint64_t>(options.inline_below.count() > 0 ? options.inline_below.count() : 0)),
+          spin(options.spin) {
       for (std::size_t t = 1; t < threads; ++t) workers.emplace_back([this] { work(); });
     }
     ~pool() {
@@ -75,20 +140,41 @@ class thread_pool {
         std::lock_guard lock(mutex);
         stopping = true;
       }
+      posted.fetch_add(1, std::memory_order_release);
       wake.notify_all();
       for (auto& w : workers) w.join();
     }
 
-    void run(std::size_t count, void (*fn)(void*, std::size_t), void* arg) {
+    // The estimate of a kind of step: a small table, a slot per (task type, count), the
+    // least recent kind replaced on a clash (an estimate is only a hint).
+    estimate& estimate_for(const void* key, std::size_t count) noexcept {
+      const auto h = (reinterpret_cast<std::uintptr_t>(key) >> 4) ^ (count * 0x9E3779B97F4A7C15ull);
+      estimate& e = estimates[(h ^ (h >> 17)) % estimate_slots];
+      if (e.key.load(std::memory_order_relaxed) != key || e.count.load(std::memory_order_relaxed) != count) {
+        e.ns_per_task.store(0, std::memory_order_relaxed);
+        e.calls.store(0, std::memory_order_relaxed);
+        e.count.store(count, std::memory_order_relaxed);
+        e.key.store(key, std::memory_order_relaxed);
+      }
+      return e;
+    }
+
+    void run(std::size_t count, void (*fn)(void*, std::size_t), void* arg, estimate& e) {
       job j{fn, arg, count};
+      bool sleepers;
       {
         std::lock_guard lock(mutex);
         j.older = newest;
         if (newest) newest->newer = &j;
         newest = &j;
+        sleepers = sleeping != 0;
       }
-      wake.notify_all();
+      posted.fetch_add(1, std::memory_order_release);
+      if (sleepers) wake.notify_all();  // spinning workers see `posted` without a wake-up
+      // The caller's own tasks are timed: the estimate stays free of the dispatch's cost.
+      const auto t0 = clock::now();
       std::size_t ran = drain(j);
+      if (ran) e.record(clock::now() - t0, ran);
       std::unique_lock lock(mutex);
       j.done += ran;
       finished.wait(lock, [&] { return j.finished(); });
@@ -111,11 +197,40 @@ class thread_pool {
       return found;
     }
 
+    static void relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+      _mm_pause();
+#else
+      std::this_thread::yield();
+#endif
+    }
+
+    // Polls `posted` for up to `spin` without the lock; true if a job may have come.
+    bool spin_for_work(std::uint64_t seen) const noexcept {
+      if (spin.count() <= 0) return false;
+      const auto until = clock::now() + spin;
+      for (;;) {
+        for (int i = 0; i < 64; ++i) {
+          if (posted.load(std::memory_order_acquire) != seen) return true;
+          relax();
+        }
+        if (clock::now() >= until) return false;
+      }
+    }
+
     void work() {
       std::unique_lock lock(mutex);
       for (;;) {
-        job* j = nullptr;
-        wake.wait(lock, [&] { return stopping || (j = open_job()) != nullptr; });
+        job* j = open_job();
+        if (!j && !stopping) {
+          const std::uint64_t seen = posted.load(std::memory_order_acquire);
+          lock.unlock();
+          spin_for_work(seen);
+          lock.lock();
+          ++sleeping;
+          wake.wait(lock, [&] { return stopping || (j = open_job()) != nullptr; });
+          --sleeping;
+        }
         if (stopping) return;
         ++j->holders;
         lock.unlock();
@@ -127,11 +242,18 @@ class thread_pool {
       }
     }
 
+    static constexpr std::size_t estimate_slots = 16;
+    const std::uint64_t inline_below;  // nanoseconds
+    const std::chrono::nanoseconds spin;
+    estimate estimates[estimate_slots];
+    std::atomic<std::size_t> inline_steps{0}, parallel_steps{0};
+    std::atomic<std::uint64_t> posted{0};  // bumped for every job and at shutdown
     std::vector<std::thread> workers;
     std::mutex mutex;
     std::condition_variable wake, finished;
     bool stopping = false;
-    job* newest = nullptr;  // the open jobs, newest first
+    std::size_t sleeping = 0;  // guarded by mutex
+    job* newest = nullptr;     // the open jobs, newest first
   };
 
   std::shared_ptr<pool> shared_;

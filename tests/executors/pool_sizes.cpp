@@ -1,0 +1,97 @@
+// sg::thread_pool learns how long a kind of step takes: small steps run inline on the
+// calling thread, steps worth a wake-up go to the workers, and a step whose work grows
+// moves to them (pool_options, runtime.md).
+#include <stategraph/stategraph.hpp>
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace sg = stategraph;
+
+namespace pool_sizes {
+
+void busy_for(std::chrono::microseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+// A step's tasks: each adds its index to `sum`, works for `work`, and records its thread.
+struct step {
+  std::chrono::microseconds work{0};
+  std::atomic<std::size_t> sum{0};
+  std::mutex m;
+  std::set<std::thread::id> threads;
+  void operator()(std::size_t i) {
+    if (work.count()) busy_for(work);
+    sum.fetch_add(i + 1, std::memory_order_relaxed);
+    std::lock_guard lock(m);
+    threads.insert(std::this_thread::get_id());
+  }
+};
+
+}  // namespace pool_sizes
+
+using namespace pool_sizes;
+
+TEST_CASE("thread_pool: a small step runs inline once its size is known, every task once") {
+  sg::thread_pool pool{2};
+  step s;
+  for (int call = 0; call < 100; ++call) pool.for_each_task(8, s);
+  CHECK(s.sum.load() == 100 * 36);
+  CHECK(pool.steps_inline() + pool.steps_parallel() == 100);
+  // The first call goes to the workers (the kind is new); a preempted sample may send a
+  // few more there before the estimate settles.
+  CHECK(pool.steps_parallel() >= 1);
+  CHECK(pool.steps_inline() >= 80);
+}
+
+TEST_CASE("thread_pool: a step whose tasks work for a while runs on the workers") {
+  sg::thread_pool pool{2};
+  step s;
+  s.work = std::chrono::microseconds{300};
+  for (int call = 0; call < 10; ++call) pool.for_each_task(4, s);
+  CHECK(s.sum.load() == 10 * 10);
+  CHECK(pool.steps_parallel() == 10);
+  CHECK(pool.steps_inline() == 0);
+  CHECK(s.threads.size() == 2);
+}
+
+TEST_CASE("thread_pool: a step whose work grows moves to the workers") {
+  sg::thread_pool pool{2};
+  step s;
+  for (int call = 0; call < 50; ++call) pool.for_each_task(4, s);
+  const std::size_t parallel_before = pool.steps_parallel();
+  CHECK(pool.steps_inline() >= 40);
+  s.work = std::chrono::microseconds{300};
+  for (int call = 0; call < 40; ++call) pool.for_each_task(4, s);
+  // Inline steps are timed one in sixteen: within that many calls the pool notices.
+  CHECK(pool.steps_parallel() - parallel_before >= 40 - 17);
+  CHECK(s.sum.load() == 90 * 10);
+}
+
+TEST_CASE("thread_pool: inline_below = 0 sends every step of several tasks to the workers") {
+  sg::thread_pool pool{2, sg::pool_options{.inline_below = std::chrono::nanoseconds{0}}};
+  step s;
+  for (int call = 0; call < 20; ++call) pool.for_each_task(8, s);
+  CHECK(pool.steps_inline() == 0);
+  CHECK(pool.steps_parallel() == 20);
+  CHECK(s.sum.load() == 20 * 36);
+}
+
+TEST_CASE("thread_pool: a step of one task, or a pool of one thread, never counts as a step") {
+  sg::thread_pool pool{2};
+  step s;
+  pool.for_each_task(1, s);
+  sg::thread_pool alone{1};
+  alone.for_each_task(8, s);
+  CHECK(s.sum.load() == 1 + 36);
+  CHECK(pool.steps_inline() + pool.steps_parallel() == 0);
+  CHECK(alone.steps_inline() + alone.steps_parallel() == 0);
+}
