@@ -12,6 +12,9 @@
 #include <set>
 #include <thread>
 
+// One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
+namespace unity_executors_pool_sizes {
+
 namespace sg = stategraph;
 
 namespace pool_sizes {
@@ -95,3 +98,5 @@ TEST_CASE("thread_pool: a step of one task, or a pool of one thread, never count
   CHECK(pool.steps_inline() + pool.steps_parallel() == 0);
   CHECK(alone.steps_inline() + alone.steps_parallel() == 0);
 }
+
+}  // namespace unity_executors_pool_sizes
