@@ -81,6 +81,12 @@ class app {
       return run(std::move(input), context, config);
   }
 
+  // An input of neither type: one error at the caller's line (rules/inputs.hpp).
+  template <class... Rest>
+  state_type invoke(rules::not_a_run_input<state_type>, Rest&&...) const {
+    return {};
+  }
+
   // Runs the graph from a partial input: only the channels it names are written, each
   // through its reducer, onto a default-constructed state (invoke(State) writes every
   // channel). `sg::write<&S::a>(x) | sg::write<&S::b>(y)`; a channel named twice is SG014.
@@ -152,6 +158,10 @@ class app {
       return {};
     else
       return stream_with(std::move(input), mode, context, callback, config);
+  }
+  template <class... Rest>
+  state_type stream(rules::not_a_run_input<state_type>, Rest&&...) const {
+    return {};
   }
   // The same as a range-v3 input range of events: each step runs when the range reaches
   // it. The range refers to this app, which must outlive it.
