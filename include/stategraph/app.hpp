@@ -81,9 +81,15 @@ class app {
       return run(std::move(input), context, config);
   }
 
-  // An input of neither type: one error at the caller's line (rules/inputs.hpp).
+  // An input of neither type, or a temporary where the context goes: one error at the
+  // caller's line (rules/inputs.hpp).
   template <class... Rest>
   state_type invoke(rules::not_a_run_input<state_type>, Rest&&...) const {
+    return {};
+  }
+  state_type invoke(state_type, rules::not_a_context<run_config>, const run_config& = {}) const { return {}; }
+  template <class... E>
+  state_type invoke(patch<E...>, rules::not_a_context<run_config>, const run_config& = {}) const {
     return {};
   }
 

@@ -124,4 +124,27 @@ struct not_a_run_input {
   }
 };
 
+// The same for the argument after the input: a context is passed as a named object (nodes
+// may change it), else a run_config. A temporary of another type (`app.invoke(s, 42)`)
+// picks the overload taking not_a_context, which fails at the caller's line.
+template <class Argument>
+struct second_argument_is_neither_a_named_context_nor_a_run_config {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<second_argument_is_neither_a_named_context_nor_a_run_config>,
+                  "app.invoke(input, ctx): pass the context as a named object (an lvalue), or a run_config");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class Config>
+struct not_a_context {
+  template <class T>
+    requires(!std::is_lvalue_reference_v<T> && !std::is_convertible_v<T, Config> &&
+             !std::is_same_v<std::remove_cvref_t<T>, not_a_context>)
+  not_a_context(T&&) {  // NOLINT: converts implicitly, as a context would bind
+    (void)second_argument_is_neither_a_named_context_nor_a_run_config<std::decay_t<T>>{};
+  }
+};
+
 }  // namespace stategraph::rules
