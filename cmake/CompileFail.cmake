@@ -2,7 +2,7 @@
 #
 #   cmake -DCOMPILER=/usr/bin/g++ -DCOMPILER_ID=gcc -DSOURCE=case.cpp
 #         [-DINCLUDE_DIRS="dir1|dir2"] [-DHEAD_LINES=15] [-DOUTPUT_FILE=out.txt] [-DCONTROL=OFF]
-#         [-DPCH_DIR=dir]
+#         [-DPCH_DIR=dir] [-DMAX_LINE=400]
 #         -P CompileFail.cmake
 #
 # The case passes only when all of these hold:
@@ -12,6 +12,8 @@
 #   3. the output names no rule ID other than the one in the file name (no cascade into
 #      a second rule);
 #   4. the output has exactly one error (one mistake gives one error);
+#   4b. with MAX_LINE, no line of the output is longer (a misuse_*.cpp case: no type is
+#      printed whole);
 #   5. compiled without SG_VIOLATION the same file compiles, so the failure comes from the
 #      violation and not from some unrelated mistake in the test (unless CONTROL=OFF).
 # Only then does it print "rule check passed: ..." (the line CTest looks for).
@@ -29,10 +31,13 @@ endif()
 
 get_filename_component(case_name "${SOURCE}" NAME_WE)
 string(REGEX MATCH "^sg([0-9][0-9][0-9])_" id_match "${case_name}")
-if(NOT id_match)
-  message(FATAL_ERROR "${case_name}: the file name must start with sgNNN_")
+if(id_match)
+  set(rule_id "SG${CMAKE_MATCH_1}")
+elseif(case_name MATCHES "^misuse_")
+  set(rule_id "")  # a misuse of the API that no rule covers: its output names no rule ID
+else()
+  message(FATAL_ERROR "${case_name}: the file name must start with sgNNN_ or misuse_")
 endif()
-set(rule_id "SG${CMAKE_MATCH_1}")
 
 # ---- the expectations written in the file ---------------------------------------------
 file(STRINGS "${SOURCE}" expect_lines REGEX "^// EXPECT(-[a-z]+)?: ")
@@ -153,6 +158,21 @@ string(REGEX MATCHALL ": (fatal )?error: " errors_seen "${bad_output}")
 list(LENGTH errors_seen error_count)
 if(NOT error_count EQUAL 1)
   list(APPEND problems "${error_count} errors; one mistake must give one error")
+endif()
+
+# ---- 4b. no line longer than MAX_LINE (when given): no type printed whole ----------------
+if(DEFINED MAX_LINE)
+  set(longest 0)
+  foreach(line IN LISTS output_lines)
+    string(LENGTH "${line}" length)
+    if(length GREATER longest)
+      set(longest ${length})
+    endif()
+  endforeach()
+  if(longest GREATER MAX_LINE)
+    list(APPEND problems "a line of ${longest} characters; at most ${MAX_LINE} allowed")
+  endif()
+  string(APPEND summary " longest=${longest}")
 endif()
 
 # ---- 5. the same file without the violation compiles -----------------------------------

@@ -81,6 +81,18 @@ class app {
       return run(std::move(input), context, config);
   }
 
+  // An input of neither type, or a temporary where the context goes: one error at the
+  // caller's line (rules/inputs.hpp).
+  template <class... Rest>
+  state_type invoke(rules::not_a_run_input<state_type>, Rest&&...) const {
+    return {};
+  }
+  state_type invoke(state_type, rules::not_a_context<run_config>, const run_config& = {}) const { return {}; }
+  template <class... E>
+  state_type invoke(patch<E...>, rules::not_a_context<run_config>, const run_config& = {}) const {
+    return {};
+  }
+
   // Runs the graph from a partial input: only the channels it names are written, each
   // through its reducer, onto a default-constructed state (invoke(State) writes every
   // channel). `sg::write<&S::a>(x) | sg::write<&S::b>(y)`; a channel named twice is SG014.
@@ -152,6 +164,10 @@ class app {
       return {};
     else
       return stream_with(std::move(input), mode, context, callback, config);
+  }
+  template <class... Rest>
+  state_type stream(rules::not_a_run_input<state_type>, Rest&&...) const {
+    return {};
   }
   // The same as a range-v3 input range of events: each step runs when the range reaches
   // it. The range refers to this app, which must outlive it.

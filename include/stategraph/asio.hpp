@@ -409,7 +409,7 @@ struct async_runs {
                                          typename App::queues_type& sends) {
     using R = typename App::template router_t<B>;
     using go_type = typename A::template branch_parts<typename A::template branch_at<B>>::go_type;
-    auto choice = co_await detail::slot_at<B>(app.routers_)(view<S, typename node_traits<R>::reads_type>(state));
+    auto choice = co_await detail::slot_at<B>(app.routers_)(node_view_t<R, S>(state));
     if constexpr (is_go<go_type>::value)
       add_chosen(next, choice, A::branch_table[B].target_list.data());
     else
@@ -420,7 +420,7 @@ struct async_runs {
   static constexpr route_fn route_entry() {
     using R = typename App::template router_t<B>;
     using result = std::remove_cvref_t<decltype(std::declval<const R&>()(
-        std::declval<view<S, typename node_traits<R>::reads_type>>()))>;
+        std::declval<node_view_t<R, S>>()))>;
     if constexpr (async_result<result>::is_async)
       return &route_coroutine<B>;
     else

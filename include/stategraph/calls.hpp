@@ -145,8 +145,11 @@ struct result_kind<command<P, G>> {  // G: a go<...>, or sends (LangGraph's Comm
   using go_type = std::conditional_t<is_go<G>::value, G, void>;
 };
 
+// The view N is called with (knows N, for SG001), and the one messages print.
 template <class N, class S>
-using node_view_t = view<S, typename node_traits<N>::reads_type>;
+using node_view_t = node_view<S, typename node_traits<N>::reads_type, typename named_node<N>::type>;
+template <class N, class S>
+using declared_view_t = view<S, typename node_traits<N>::reads_type>;
 
 // A seam is a service a node needs from the runtime context: the context derives from it,
 // or hands it out with `provide<Seam>()`.

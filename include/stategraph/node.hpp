@@ -102,6 +102,30 @@ struct view_access {
     return *v.state_;
   }
 };
+
+// The view the library hands a node: an sg::view that knows its node, so a read outside
+// `reads` in a generic (`auto`) call operator, checked when the library instantiates it,
+// names the node (SG001). A call operator taking sg::view<State, reads> receives the base:
+// its body was checked when it was parsed, before any node was known.
+template <class State, class Reads, class Node>
+class node_view : public view<State, Reads> {
+ public:
+  using view<State, Reads>::view;
+
+  template <auto Channel>
+  constexpr decltype(auto) get() const noexcept {
+    if constexpr (!rules::reads_declared<Channel, Reads>) {
+      (void)rules::SG001_node_reads_undeclared_channel<Node, Channel, Reads>{};
+      // The channel's real value, so the node's code compiles on (one error).
+      if constexpr (std::is_same_v<state_of<Channel>, State>)
+        return channel_traits<field_of<Channel>>::value(view_access::state(*this).*Channel);
+      else
+        return 0;
+    } else {
+      return view<State, Reads>::template get<Channel>();
+    }
+  }
+};
 }  // namespace detail
 
 // ---- patches ---------------------------------------------------------------------------
@@ -172,10 +196,9 @@ class go {
   using targets = detail::mp_list<Ts...>;
   static_assert(sizeof...(Ts) > 0 && sizeof...(Ts) < 64, "sg::go takes 1 to 63 targets");
 
-  template <class T>
-  constexpr go(target<T>) noexcept : index_(static_cast<std::uint8_t>(detail::index_in<T, targets>)) {
-    if constexpr (!rules::declares_target<T, Ts...>) (void)rules::SG010_returns_undeclared_target<T, Ts...>{};
-  }
+  // SG010 is checked in the signature, where the router returns (declared_targets.hpp).
+  template <class T, std::size_t = sizeof(rules::returned_target_check<T, Ts...>)>
+  constexpr go(target<T>) noexcept : index_(static_cast<std::uint8_t>(detail::index_in<T, targets>)) {}
   template <class... Us>
     requires(detail::contains<Us, targets> && ...)
   constexpr go(go<Us...> other) noexcept : index_(0) {
@@ -205,10 +228,9 @@ class go_all {
   constexpr go_all(target<Us>... chosen) noexcept {
     (add(chosen), ...);
   }
-  template <class T>
+  template <class T, std::size_t = sizeof(rules::returned_target_check<T, Ts...>)>
   constexpr go_all& add(target<T>) noexcept {
-    if constexpr (!rules::declares_target<T, Ts...>) (void)rules::SG010_returns_undeclared_target<T, Ts...>{};
-    else mask_ |= std::uint64_t{1} << detail::index_in<T, targets>;
+    if constexpr (rules::declares_target<T, Ts...>) mask_ |= std::uint64_t{1} << detail::index_in<T, targets>;
     return *this;
   }
   constexpr std::uint64_t mask() const noexcept { return mask_; }
@@ -270,6 +292,18 @@ struct lambda_node {
     return fn(std::forward<Args>(args)...);
   }
 };
+
+namespace detail {
+// The type that names a node in messages: a lambda node's tag, a class node itself.
+template <class N>
+struct named_node {
+  using type = N;
+};
+template <class Tag, class Stage, class Reads, class Writes, class F>
+struct named_node<lambda_node<Tag, Stage, Reads, Writes, F>> {
+  using type = Tag;
+};
+}  // namespace detail
 
 // `sg::node<classify_tag, anchor_plan, sg::reads<...>, sg::writes<...>>(lambda)`: the graph
 // names the tag; sg::compile binds the tag to this callable.

@@ -1,11 +1,13 @@
 // Pictures of a graph (contract §4): sg::to_mermaid<G>() and sg::to_dot<G>() draw the graph
 // from its type alone — nodes, static edges, branches, commands, sends, joins, stages as
-// clusters and, on request, the channels each node reads and writes.
+// clusters and, on request, the channels each node reads and writes, and the containers
+// (sg::container) as clusters of their channels with each grant as a state edge.
 //
 // Both writers share one model built from sg::analysis, so the two pictures always agree,
 // and everything is emitted in declaration order, so the text is stable and diffable.
 #pragma once
 
+#include <stategraph/containers.hpp>
 #include <stategraph/detail/meta.hpp>
 #include <stategraph/graph.hpp>
 #include <stategraph/node.hpp>
@@ -29,6 +31,10 @@ enum class picture_direction { top_down, left_right };
 struct picture_options {
   bool channels = false;  // also draw each channel, with read (channel → node) and write edges
   bool stages = true;     // draw each stage as a cluster (nodes of sg::any_stage stay outside)
+  // Draw each container a grant names as a cluster of its channels, and each grant as a state
+  // edge: read grant container → node, write grant node → container. Off by default, as
+  // AgentCanvas hides state edges: they carry no data and crowd the control flow.
+  bool containers = false;
   picture_direction direction = picture_direction::top_down;
   std::string_view title = {};
 };
@@ -43,18 +49,38 @@ struct vertex {
   vertex_kind kind;
   std::string_view name;
   std::size_t stage = no_stage;  // index into model::stages
+  std::size_t group = no_stage;  // a channel's container, index into model::containers
 };
 
-enum class link_kind { edge, branch, go_to, send, join_in, join_out, read, write, read_write, subscribe };
+enum class link_kind {
+  edge,
+  branch,
+  go_to,
+  send,
+  join_in,
+  join_out,
+  read,
+  write,
+  read_write,
+  subscribe,
+  grant_read,
+  grant_write,
+  grant_read_write
+};
 
+inline bool is_grant(link_kind k) {
+  return k == link_kind::grant_read || k == link_kind::grant_write || k == link_kind::grant_read_write;
+}
 inline bool is_channel_link(link_kind k) {
-  return k == link_kind::read || k == link_kind::write || k == link_kind::read_write || k == link_kind::subscribe;
+  return k == link_kind::read || k == link_kind::write || k == link_kind::read_write || k == link_kind::subscribe ||
+         is_grant(k);
 }
 
 struct link {
   std::size_t from, to;  // indices into model::vertices
   link_kind kind;
   std::string_view label = {};
+  std::size_t group = no_stage;  // a grant's container: its end there is a channel of the cluster
 };
 
 // What both pictures draw. Vertices: __start__, the nodes in index order, __end__, the
@@ -63,6 +89,7 @@ struct model {
   std::vector<vertex> vertices;
   std::vector<std::string_view> stages;  // in order of first appearance
   std::string_view state_name;           // the cluster that holds the channels
+  std::vector<std::string_view> containers;  // in order of first grant
   std::vector<link> links;
 };
 
@@ -94,6 +121,71 @@ void mark_declared(std::vector<unsigned>& use, unsigned flag, writes<Channels...
 template <class S, class... Values>
 void mark_declared(std::vector<unsigned>& use, unsigned flag, mp_list<Values...>*) {
   mark_channels<S, Values::value...>(use, flag);
+}
+
+// The containers a grant names (none for a plain sg::reads / sg::writes).
+template <class Grant>
+struct grant_containers {
+  using type = mp_list<>;
+};
+template <class Grant>
+  requires requires { typename Grant::containers; }
+struct grant_containers<Grant> {
+  using type = typename Grant::containers;
+};
+
+enum grant_use : unsigned { grants_read = 1, grants_write = 2 };
+
+// Containers as clusters of their channels, grants as links to and from them. A channel of
+// two containers is drawn in each (a vertex belongs to one cluster).
+template <class A>
+void add_containers(model& m, std::size_t (*node_vertex)(std::size_t)) {
+  using S = typename A::state_type;
+  const auto names = channel_names<S>();
+  std::vector<const void*> keys;
+  std::vector<std::size_t> anchor;  // one vertex inside each container's cluster
+  if (m.state_name.empty()) m.state_name = type_name<S>();
+  auto container_index = [&]<class C>(std::type_identity<C>) {
+    const void* key = &type_key<C>;
+    const std::size_t k = static_cast<std::size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin());
+    if (k < keys.size()) return k;
+    keys.push_back(key);
+    m.containers.push_back(type_name<C>());
+    anchor.push_back(no_stage);
+    std::vector<unsigned> in(channel_count<S>, 0u);
+    mark_declared<S>(in, 1u, static_cast<typename C::channels*>(nullptr));
+    for (std::size_t c = 0; c < in.size(); ++c) {
+      if (!in[c]) continue;
+      // A channel drawn loose (picture_options::channels) moves into its first container.
+      std::size_t v = 0;
+      while (v < m.vertices.size() && !(m.vertices[v].kind == vertex_kind::channel && m.vertices[v].name == names[c] &&
+                                        m.vertices[v].group == no_stage))
+        ++v;
+      if (v < m.vertices.size()) m.vertices[v].group = k;
+      else m.vertices.push_back({vertex_kind::channel, names[c], no_stage, k});
+      if (anchor[k] == no_stage) anchor[k] = v;
+    }
+    return k;
+  };
+  for_each_index<A::size>([&]<std::size_t I>() {
+    using tr = node_traits<typename A::template node<I>>;
+    std::vector<unsigned> use;
+    auto grant = [&](std::size_t k, unsigned flag) {
+      if (use.size() <= k) use.resize(k + 1, 0u);
+      use[k] |= flag;
+    };
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, typename grant_containers<typename tr::reads_type>::type>>(
+        [&](auto c) { grant(container_index(c), grants_read); });
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, typename grant_containers<typename tr::writes_type>::type>>(
+        [&](auto c) { grant(container_index(c), grants_write); });
+    const std::size_t v = node_vertex(I);
+    for (std::size_t k = 0; k < use.size(); ++k) {
+      if (anchor[k] == no_stage) continue;  // a container of no channel has nothing to draw
+      if (use[k] == (grants_read | grants_write)) m.links.push_back({anchor[k], v, link_kind::grant_read_write, {}, k});
+      else if (use[k] == grants_read) m.links.push_back({anchor[k], v, link_kind::grant_read, {}, k});
+      else if (use[k] == grants_write) m.links.push_back({v, anchor[k], link_kind::grant_write, {}, k});
+    }
+  });
 }
 
 template <class A>
@@ -185,6 +277,7 @@ model build(const picture_options& options) {
       }
     });
   }
+  if (options.containers) add_containers<A>(m, +[](std::size_t i) { return i + 1; });
   return m;
 }
 
@@ -250,13 +343,15 @@ inline std::vector<std::string> assign_ids(const model& m, bool mermaid_ids, std
   if (stage_ids) {
     for (std::string_view s : m.stages) stage_ids->push_back(claim(cat({"stage_", s})));
     stage_ids->push_back(claim(cat({"state_", m.state_name})));
+    for (std::string_view c : m.containers) stage_ids->push_back(claim(cat({"container_", c})));
   }
   return ids;
 }
 
 // The vertices in drawing order, with each stage's nodes emitted together where the stage
 // first appears: `visit(v)` for a free vertex, `open(s)`/`visit(v)`.../`close()` for a stage;
-// the channels come last, as one group `open(stages.size())`...`close()`.
+// the channels come last, as one group `open(stages.size())`...`close()`, with container k's
+// channels nested inside it as `open(stages.size() + 1 + k)`...`close()`.
 template <class Visit, class Open, class Close>
 void for_each_vertex_clustered(const model& m, Visit visit, Open open, Close close) {
   std::vector<bool> done(m.stages.size(), false);
@@ -278,7 +373,13 @@ void for_each_vertex_clustered(const model& m, Visit visit, Open open, Close clo
   if (!any_channel) return;
   open(m.stages.size());
   for (std::size_t v = 0; v < m.vertices.size(); ++v)
-    if (m.vertices[v].kind == vertex_kind::channel) visit(v);
+    if (m.vertices[v].kind == vertex_kind::channel && m.vertices[v].group == no_stage) visit(v);
+  for (std::size_t k = 0; k < m.containers.size(); ++k) {
+    open(m.stages.size() + 1 + k);
+    for (std::size_t v = 0; v < m.vertices.size(); ++v)
+      if (m.vertices[v].kind == vertex_kind::channel && m.vertices[v].group == k) visit(v);
+    close();
+  }
   close();
 }
 
@@ -336,16 +437,18 @@ inline std::string mermaid(const model& m, const picture_options& options) {
   for_each_vertex_clustered(
       m, declare,
       [&](std::size_t s) {
-        const std::string_view title = s < m.stages.size() ? m.stages[s] : m.state_name;
+        const std::string_view title = s < m.stages.size()    ? m.stages[s]
+                                       : s == m.stages.size() ? m.state_name
+                                                              : m.containers[s - m.stages.size() - 1];
         put(out, {indent, "subgraph ", stage_ids[s], " [\"", mermaid_text(title), "\"]\n"});
-        indent = "    ";
+        indent += "  ";
       },
       [&] {
-        indent = "  ";
-        out += "  end\n";
+        indent.resize(indent.size() - 2);
+        put(out, {indent, "end\n"});
       });
 
-  std::string channel_links;
+  std::string channel_links, grant_links;
   for (std::size_t k = 0; k < m.links.size(); ++k) {
     const link& l = m.links[k];
     const char* arrow = " --> ";
@@ -354,17 +457,22 @@ inline std::string mermaid(const model& m, const picture_options& options) {
       case link_kind::go_to:
       case link_kind::subscribe: arrow = " -.-> "; break;
       case link_kind::send: arrow = " ==> "; break;
-      case link_kind::read_write: arrow = " <--> "; break;
+      case link_kind::read_write:
+      case link_kind::grant_read_write: arrow = " <--> "; break;
       default: break;
     }
-    put(out, {"  ", ids[l.from], arrow});
+    // A grant's container end is the container's subgraph (Mermaid links subgraphs).
+    std::string_view from_id = ids[l.from], to_id = ids[l.to];
+    if (is_grant(l.kind)) (l.kind == link_kind::grant_write ? to_id : from_id) = stage_ids[m.stages.size() + 1 + l.group];
+    put(out, {"  ", from_id, arrow});
     if (!l.label.empty()) {
       out.pop_back();
       if (is_plain_word(l.label)) put(out, {"|", l.label, "| "});
       else put(out, {"|\"", mermaid_text(l.label), "\"| "});
     }
-    out += ids[l.to] + '\n';
-    if (is_channel_link(l.kind)) put(channel_links, {channel_links.empty() ? "" : ",", std::to_string(k)});
+    put(out, {to_id, "\n"});
+    if (is_grant(l.kind)) put(grant_links, {grant_links.empty() ? "" : ",", std::to_string(k)});
+    else if (is_channel_link(l.kind)) put(channel_links, {channel_links.empty() ? "" : ",", std::to_string(k)});
   }
 
   // Styles last, so the structure above reads on its own.
@@ -386,6 +494,7 @@ inline std::string mermaid(const model& m, const picture_options& options) {
     put(out, {"  class ", channels, " channel\n"});
   }
   if (!channel_links.empty()) put(out, {"  linkStyle ", channel_links, " stroke:#b08800,stroke-width:1px\n"});
+  if (!grant_links.empty()) put(out, {"  linkStyle ", grant_links, " stroke:#b08800,stroke-width:2px\n"});
   return out;
 }
 
@@ -411,8 +520,17 @@ inline std::string dot(const model& m, const picture_options& options) {
     while (std::find(clusters.begin(), clusters.end(), name) != clusters.end()) name += '_';
     clusters.push_back(name);
   }
+  // Containers: a space keeps their names apart from every stage's.
+  std::vector<std::string> container_clusters;
+  for (std::string_view c : m.containers) {
+    std::string name = cat({"cluster container ", c});
+    while (std::find(container_clusters.begin(), container_clusters.end(), name) != container_clusters.end())
+      name += '_';
+    container_clusters.push_back(name);
+  }
   std::string out = "digraph stategraph {\n";
   out += lr ? "  rankdir=LR;\n" : "  rankdir=TB;\n";
+  if (!m.containers.empty()) out += "  compound=true;\n";  // grants end at a cluster's border
   if (!options.title.empty()) put(out, {"  label=", dot_quote(options.title), ";\n  labelloc=t;\n"});
   out += "  fontname=\"Helvetica\";\n";
   out +=
@@ -445,21 +563,28 @@ inline std::string dot(const model& m, const picture_options& options) {
   for_each_vertex_clustered(
       m, declare,
       [&](std::size_t s) {
+        const std::string inner = indent + "  ";
         if (s < m.stages.size()) {
-          put(out, {"  subgraph ", dot_quote(clusters[s]), " {\n"});
-          put(out, {"    label=", dot_quote(m.stages[s]), ";\n"});
-          out += "    labeljust=l;\n    style=\"rounded,dashed\";\n    color=\"#8a8a8a\";\n";
-        } else {  // the channels; a cluster name no stage can take
-          out += "  subgraph \"cluster state\" {\n";
-          put(out, {"    label=", dot_quote(m.state_name), ";\n"});
-          out +=
-              "    labeljust=l;\n    style=\"rounded,filled\";\n    fillcolor=\"#fffdf5\";\n    color=\"#d9c27a\";\n";
+          put(out, {indent, "subgraph ", dot_quote(clusters[s]), " {\n"});
+          put(out, {inner, "label=", dot_quote(m.stages[s]), ";\n"});
+          put(out, {inner, "labeljust=l;\n", inner, "style=\"rounded,dashed\";\n", inner, "color=\"#8a8a8a\";\n"});
+        } else if (s == m.stages.size()) {  // the channels; a cluster name no stage can take
+          put(out, {indent, "subgraph \"cluster state\" {\n"});
+          put(out, {inner, "label=", dot_quote(m.state_name), ";\n"});
+          put(out, {inner, "labeljust=l;\n", inner, "style=\"rounded,filled\";\n", inner, "fillcolor=\"#fffdf5\";\n",
+                    inner, "color=\"#d9c27a\";\n"});
+        } else {  // a container, inside the state's cluster
+          const std::size_t k = s - m.stages.size() - 1;
+          put(out, {indent, "subgraph ", dot_quote(container_clusters[k]), " {\n"});
+          put(out, {inner, "label=", dot_quote(m.containers[k]), ";\n"});
+          put(out, {inner, "labeljust=l;\n", inner, "style=\"rounded,filled\";\n", inner, "fillcolor=\"#fff3c4\";\n",
+                    inner, "color=\"#b08800\";\n"});
         }
-        indent = "    ";
+        indent = inner;
       },
       [&] {
-        indent = "  ";
-        out += "  }\n";
+        indent.resize(indent.size() - 2);
+        put(out, {indent, "}\n"});
       });
 
   for (const link& l : m.links) {
@@ -477,6 +602,16 @@ inline std::string dot(const model& m, const picture_options& options) {
       case link_kind::write: attrs = "color=\"#b08800\", arrowsize=0.6, constraint=false"; break;
       case link_kind::read_write: attrs = "color=\"#b08800\", dir=both, arrowsize=0.6, constraint=false"; break;
       case link_kind::subscribe: attrs = "color=\"#b08800\", style=dashed, arrowsize=0.6, constraint=false"; break;
+      // A state edge: bold, from or to the container's border.
+      case link_kind::grant_read:
+      case link_kind::grant_read_write:
+        attrs = cat({"color=\"#b08800\", penwidth=2, constraint=false, ",
+                     l.kind == link_kind::grant_read_write ? "dir=both, " : "",
+                     "ltail=", dot_quote(container_clusters[l.group])});
+        break;
+      case link_kind::grant_write:
+        attrs = cat({"color=\"#b08800\", penwidth=2, constraint=false, lhead=", dot_quote(container_clusters[l.group])});
+        break;
     }
     if (!l.label.empty()) put(attrs, {attrs.empty() ? "" : ", ", "label=", dot_quote(l.label)});
     if (!attrs.empty()) put(out, {" [", attrs, "]"});

@@ -29,9 +29,9 @@ struct router_result {
   using type = void;
 };
 template <class R, class S>
-  requires callable_as<const R&, view<S, typename reads_or<R, reads<>>::type>>
+  requires callable_as<const R&, node_view<S, typename reads_or<R, reads<>>::type, typename named_node<R>::type>>
 struct router_result<R, S> {
-  using type = awaited_t<std::remove_cvref_t<call_type<const R&, view<S, typename reads_or<R, reads<>>::type>>>>;
+  using type = awaited_t<std::remove_cvref_t<call_type<const R&, node_view<S, typename reads_or<R, reads<>>::type, typename named_node<R>::type>>>>;
 };
 
 template <class Go>

@@ -264,4 +264,44 @@ TEST_CASE("containers: read and write grants give the container's channels, and 
   CHECK(out.action_history == std::vector<std::string>{"plan", "north at 14"});
 }
 
+// ---- the view a node is called with -------------------------------------------------------
+
+namespace unit_node_view {
+struct tagged {};
+// Takes the plain view: a node's view passes on as sg::view<S, reads> (it derives from it).
+int total_of(sg::view<S, sg::reads<&S::total>> in) { return in.get<&S::total>(); }
+struct generic_node {
+  using reads = sg::reads<&S::total>;
+  using writes = sg::writes<&S::log>;
+  auto operator()(auto in) const {
+    // The library's view knows its node (for SG001), and is an sg::view of the node's reads.
+    static_assert(std::is_base_of_v<sg::view<S, reads>, decltype(in)>);
+    static_assert(std::is_same_v<typename decltype(in)::reads_type, reads>);
+    return sg::write<&S::log>("class " + std::to_string(total_of(in)));
+  }
+};
+}  // namespace unit_node_view
+
+TEST_CASE("generic nodes get a view of their reads that knows the node and passes on as sg::view") {
+  using namespace unit_node_view;
+  static_assert(std::is_same_v<sg::detail::node_view_t<generic_node, S>,
+                               sg::detail::node_view<S, sg::reads<&S::total>, generic_node>>);
+  auto lambda = sg::node<tagged, sg::any_stage, sg::reads<&S::total>, sg::writes<&S::log>>([](auto in) {
+    static_assert(std::is_same_v<decltype(in), sg::detail::node_view<S, sg::reads<&S::total>, tagged>>);
+    return sg::write<&S::log>("lambda " + std::to_string(total_of(in) + in.template get<&S::total>()));
+  });
+  using G = sg::graph<S, sg::edge<sg::start, generic_node>, sg::edge<generic_node, tagged>, sg::edge<tagged, sg::end>>;
+  S out = sg::compile<G>(lambda).invoke(S{.total = 3});
+  CHECK(out.log == std::vector<std::string>{"class 3", "lambda 6"});
+}
+
+// A run input of neither type converts only to the overload that reports it (misuse_*.cpp):
+// the state, a patch and a named context never do.
+static_assert(!std::is_convertible_v<S, sg::rules::not_a_run_input<S>>);
+static_assert(!std::is_convertible_v<sg::patch<>, sg::rules::not_a_run_input<S>>);
+static_assert(std::is_convertible_v<int, sg::rules::not_a_run_input<S>>);
+static_assert(!std::is_convertible_v<S&, sg::rules::not_a_context<sg::run_config>>);
+static_assert(!std::is_convertible_v<sg::run_config, sg::rules::not_a_context<sg::run_config>>);
+static_assert(std::is_convertible_v<S, sg::rules::not_a_context<sg::run_config>>);
+
 }  // namespace unity_nodes_view_patch

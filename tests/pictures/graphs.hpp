@@ -1,6 +1,7 @@
 // Small graphs whose pictures the tests spell out in full: each exercises one kind of link.
 #pragma once
 
+#include <stategraph/containers.hpp>
 #include <stategraph/graph.hpp>
 #include <stategraph/lattice.hpp>
 #include <stategraph/node.hpp>
@@ -194,5 +195,31 @@ inline auto make_summarize() {
 using summarize_node = decltype(make_summarize());
 using with_lambda =
     sg::graph<Log, sg::edge<sg::start, part<0>>, sg::edge<part<0>, summarize_tag>, sg::edge<summarize_tag, sg::end>>;
+
+// ---- containers and grants (AgentCanvas) -------------------------------------------------------
+struct Canvas {
+  sg::append<std::string> history;
+  sg::last_value<std::string> plan;
+  sg::last_value<int> position;
+  sg::counter<int> ticks;  // in no container
+};
+struct nav : sg::container<&Canvas::history, &Canvas::plan> {};
+struct spatial : sg::container<&Canvas::position> {};
+struct planner {
+  using writes = sg::writes_to<nav>;
+  auto operator()(sg::view<Canvas, sg::reads<>>) const { return sg::write<&Canvas::plan>(std::string("explore")); }
+};
+struct scout {
+  using reads = sg::reads_from<nav>;
+  using writes = sg::writes_to<spatial>;
+  auto operator()(sg::view<Canvas, reads>) const { return sg::write<&Canvas::position>(1); }
+};
+struct mover {
+  using reads = sg::reads_from<nav, spatial>;
+  using writes = sg::writes_to<nav, sg::writes<&Canvas::ticks>>;
+  auto operator()(sg::view<Canvas, reads>) const { return sg::write<&Canvas::history>(std::string("moved")); }
+};
+using canvas = sg::graph<Canvas, sg::edge<sg::start, planner>, sg::edge<sg::start, scout>, sg::join<mover, planner, scout>,
+                         sg::edge<mover, sg::end>>;
 
 }  // namespace pictures_test

@@ -161,6 +161,62 @@ using graph = sg::graph<State, sg::edge<sg::start, split>, sg::edge<split, step<
                         sg::edge<collect, sg::end>>;
 }  // namespace fanout
 
+// ---- AgentCanvas: containers and grants (scenario 3, examples/canvas) ----------------------
+
+namespace canvas {
+struct Canvas {
+  sg::bounded<std::string, 3> action_history;
+  sg::last_value<std::string> active_plan;
+  sg::counter<int> step_count;
+  sg::last_value<int> position;
+  sg::ephemeral<std::string> glimpse;
+  sg::append<std::string> tracker_seen;
+  sg::counter<int> tracker_count;
+};
+struct nav : sg::container<&Canvas::action_history, &Canvas::active_plan, &Canvas::step_count> {};
+struct spatial : sg::container<&Canvas::position, &Canvas::glimpse> {};
+
+struct Tracker {
+  sg::append<std::string> seen;
+  sg::counter<int> count;
+};
+struct record {
+  using reads = sg::reads<>;
+  using writes = sg::writes<&Tracker::seen, &Tracker::count>;
+  auto operator()(sg::view<Tracker, reads>) const {
+    return sg::write<&Tracker::seen>("tick") | sg::write<&Tracker::count>(1);
+  }
+};
+using tracker_graph = sg::graph<Tracker, sg::edge<sg::start, record>, sg::edge<record, sg::end>>;
+struct tracker {};
+using tracker_node = sg::subgraph<tracker, tracker_graph, sg::maps<&Canvas::tracker_seen, &Tracker::seen>,
+                                  sg::maps<&Canvas::tracker_count, &Tracker::count>>;
+
+struct planner {
+  using reads = sg::reads_from<>;
+  using writes = sg::writes_to<nav>;
+  auto operator()(sg::view<Canvas, reads>) const {
+    return sg::write<&Canvas::active_plan>(std::string("explore")) | sg::write<&Canvas::step_count>(1);
+  }
+};
+struct scout {
+  using reads = sg::reads_from<nav>;
+  using writes = sg::writes_to<spatial>;
+  auto operator()(sg::view<Canvas, reads> in) const {
+    return sg::write<&Canvas::position>(in.get<&Canvas::step_count>() * 10);
+  }
+};
+struct mover {
+  using reads = sg::reads_from<nav, spatial>;
+  using writes = sg::writes_to<nav>;
+  auto operator()(sg::view<Canvas, reads> in) const {
+    return sg::write<&Canvas::action_history>("move to " + in.get<&Canvas::glimpse>());
+  }
+};
+using graph = sg::graph<Canvas, sg::edge<sg::start, planner>, sg::edge<sg::start, scout>, sg::join<mover, planner, scout>,
+                        sg::edge<mover, tracker_node>, sg::edge<tracker_node, sg::end>>;
+}  // namespace canvas
+
 namespace {
 bool write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
@@ -184,6 +240,7 @@ int main(int argc, char** argv) {
   (void)sg::compile<agent_loop::graph>();
   (void)sg::compile<staged_turn::graph>();
   (void)sg::compile<fanout::graph>();
+  (void)sg::compile<canvas::graph>();
 
   const std::string dir = argv[1];
   std::error_code ignored;  // a folder that cannot be made shows up as a file that cannot be written
@@ -193,6 +250,10 @@ int main(int argc, char** argv) {
                                                {.channels = true, .title = "agent and tools, with channels"});
   ok = ok && write_pictures<staged_turn::graph>(dir, "staged-turn", {.title = "a staged turn"});
   ok = ok && write_pictures<fanout::graph>(dir, "fanout-join", {.title = "W2: fan-out and join"});
+  ok = ok && write_pictures<canvas::graph>(dir, "canvas-containers",
+                                           {.containers = true,
+                                            .direction = sg::picture_direction::left_right,
+                                            .title = "AgentCanvas: containers and grants"});
   if (!ok) std::fprintf(stderr, "could not write into %s\n", argv[1]);
   return ok ? 0 : 1;
 }

@@ -54,6 +54,9 @@ constexpr std::string_view link_kind_name(picture::link_kind k) {
     case picture::link_kind::write: return "write";
     case picture::link_kind::read_write: return "read_write";
     case picture::link_kind::subscribe: return "subscribe";
+    case picture::link_kind::grant_read: return "grant_read";  // drawn with picture_options::containers only
+    case picture::link_kind::grant_write: return "grant_write";
+    case picture::link_kind::grant_read_write: return "grant_read_write";
   }
   return "?";
 }

@@ -340,11 +340,11 @@ template <class N, class S, class Payload, class Ctx>
 // A router's choice on the merged state.
 template <class R, class S>
 auto call_router(const R& router, const S& state) {
-  using result = std::remove_cvref_t<decltype(router(view<S, typename node_traits<R>::reads_type>(state)))>;
+  using result = std::remove_cvref_t<decltype(router(node_view_t<R, S>(state)))>;
   if constexpr (async_result<result>::is_async)
-    return async_result<result>::wait(router(view<S, typename node_traits<R>::reads_type>(state)));
+    return async_result<result>::wait(router(node_view_t<R, S>(state)));
   else
-    return router(view<S, typename node_traits<R>::reads_type>(state));
+    return router(node_view_t<R, S>(state));
 }
 
 // What a go<...> or go_all<...> chose, into `next`: `targets` are the indices of its

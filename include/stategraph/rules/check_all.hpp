@@ -77,7 +77,7 @@ template <class S, class Name, class N, class Ctx>
 constexpr bool check_call() {
   using call = stategraph::detail::call_result<N, S, Ctx>;
   if constexpr (!accepts_view<N, S, Ctx>) {
-    (void)SG011_call_operator_does_not_accept_the_view<Name, stategraph::detail::node_view_t<N, S>>{};
+    (void)SG011_call_operator_does_not_accept_the_view<Name, stategraph::detail::declared_view_t<N, S>>{};
     return false;
   } else if constexpr (!supported_result<typename call::type>) {
     (void)SG011_node_returns_unsupported_type<Name, typename call::type>{};
@@ -176,7 +176,7 @@ constexpr bool check_router() {
   if constexpr (!check_channels_belong<S, R, R>()) {
     return false;
   } else if constexpr (!router_accepts_view<R, S>) {
-    (void)SG011_call_operator_does_not_accept_the_view<R, stategraph::detail::node_view_t<R, S>>{};
+    (void)SG011_call_operator_does_not_accept_the_view<R, stategraph::detail::declared_view_t<R, S>>{};
     return false;
   } else if constexpr (!supported_router_result<GoType>) {
     (void)SG011_node_returns_unsupported_type<R, GoType>{};
@@ -248,6 +248,9 @@ constexpr bool check_graph() {
   } else if constexpr (!singleton_stages_hold_one_node<A>) {
     (void)crowded_stage_diagnostic<A>{};
     return false;
+  } else if constexpr ((!all_reachable_from_start<A> || !all_reach_end<A>) &&
+                       returned_undeclared_in<typename A::names>()) {
+    return false;  // SG010 is reported where a router returned a target it does not declare
   } else if constexpr (!all_reachable_from_start<A>) {
     (void)unreachable_diagnostic<A>{};
     return false;

@@ -15,14 +15,28 @@ concept reads_declared = stategraph::detail::contains<stategraph::detail::value_
 
 // ---- diagnostic ------------------------------------------------------------------------
 
-// Arguments: the channel read, then what `reads` declares. The view does not know its node,
-// so the message cannot name it.
+// Arguments: the channel read, then what `reads` declares. Raised by sg::view, which does
+// not know its node: a call operator taking sg::view<State, reads> is checked where it is
+// parsed, before any graph names it, and the location is the line of the read.
 template <auto Channel, class Reads>
 struct SG001_reads_undeclared_channel {
   template <int = 0>
   struct fail {
     static_assert(stategraph::detail::always_false<SG001_reads_undeclared_channel>,
                   "SG001: a node or router reads a channel outside its `reads`; add it to `reads`");
+  };
+  static constexpr fail<> raised{};
+};
+
+// Arguments: the node (a lambda node's tag), the channel read, what `reads` declares.
+// Raised by the view the library hands a generic call operator (`auto in`), which it
+// instantiates knowing the node.
+template <class Node, auto Channel, class Reads>
+struct SG001_node_reads_undeclared_channel {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<SG001_node_reads_undeclared_channel>,
+                  "SG001: the node reads a channel outside its `reads`; add it to `reads`");
   };
   static constexpr fail<> raised{};
 };

@@ -1,6 +1,8 @@
 // EXPECT: SG001
-// EXPECT: SG001_reads_undeclared_channel<&State::attempts, stategraph::reads<&State::question> ?>
-// SG001 for a generic lambda node: the read is found while sg::compile checks the node.
+// EXPECT: SG001_node_reads_undeclared_channel<answer_tag, &State::attempts, stategraph::reads<&State::question> ?>
+// EXPECT-gcc: sg001_lambda_node_reads_undeclared\.cpp:[0-9]+:[0-9]+: +required from .*lambda
+// SG001 for a generic lambda node: the read is found while sg::compile checks the node,
+// which hands it a view that knows the node, so the message names its tag.
 #include <stategraph/stategraph.hpp>
 
 #include <string>

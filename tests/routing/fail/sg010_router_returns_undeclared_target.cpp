@@ -1,7 +1,7 @@
 // EXPECT: SG010
 // EXPECT: SG010_returns_undeclared_target<review, tools ?>
 // EXPECT-gcc: sg010_router_returns_undeclared_target\.cpp:[0-9]+:[0-9]+: +required from here
-// EXPECT-clang: sg010_router_returns_undeclared_target\.cpp:[0-9]+:[0-9]+: note: in instantiation of .*go<tools>::go<review>' requested here
+// EXPECT-clang: note: in instantiation of default argument for 'go<review>' required here
 // SG010: the router returns sg::to<review>, but its sg::go<...> declares only tools. The
 // message names the target and the declared ones; the router is where the location points.
 #include <stategraph/stategraph.hpp>
