@@ -440,7 +440,12 @@ class app {
 
   // ---- whole runs ------------------------------------------------------------------------
 
-  static constexpr bool fixed_fast_path = A::plan.fixed && std::is_same_v<Executor, sequential>;
+  // A fixed plan of up to this many steps is one function (run_fixed).
+  static constexpr std::size_t inlined_plan_steps = 32;
+  // A short plan runs fixed on the pool too: its steps of several nodes are pool tasks.
+  static constexpr bool fixed_fast_path =
+      A::plan.fixed && (std::is_same_v<Executor, sequential> ||
+                        (std::is_same_v<Executor, thread_pool> && A::plan.steps <= inlined_plan_steps));
 
   template <class Ctx>
   state_type run(state_type input, Ctx& context, const run_config& config) const {
@@ -690,7 +695,6 @@ class app {
   // (Clang otherwise calls each step out of line); a long one runs its steps from pack
   // expansions, each step a function named after its nodes rather than a member named after
   // the whole graph (g++ mangles such names in time quadratic in their length).
-  static constexpr std::size_t inlined_plan_steps = 32;
   static constexpr auto plan_members = detail::flatten_plan<detail::plan_runs(A::plan_steps)>(A::plan_steps);
   static constexpr bool one_node_per_step = plan_members.offsets[A::plan.steps] == A::plan.steps;
   template <std::size_t St, class K = std::make_index_sequence<plan_members.offsets[St + 1] - plan_members.offsets[St]>>
@@ -733,7 +737,11 @@ class app {
     if (St >= config.recursion_limit) over_limit(config, St, A::plan_steps[St]);
     constexpr std::size_t first = plan_members.offsets[St];
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      detail::fixed_step<St + 1>(state, context, config, detail::slot_at<plan_members.members[first + K]>(nodes_)...);
+      if constexpr (std::is_same_v<Executor, sequential>)
+        detail::fixed_step<St + 1>(state, context, config, detail::slot_at<plan_members.members[first + K]>(nodes_)...);
+      else
+        detail::fixed_step_on<St + 1>(executor_, state, context, config,
+                                      detail::slot_at<plan_members.members[first + K]>(nodes_)...);
     }
     (std::make_index_sequence<plan_members.offsets[St + 1] - first>{});
   }

@@ -107,8 +107,10 @@ class thread_pool {
     void record(clock::duration elapsed, std::size_t tasks) noexcept {
       const auto ns = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
       const std::uint64_t sample = ns / tasks + 1;  // +1: a measured kind is never "unknown" (0)
+      // Down at once, up by an eighth: a task preempted while timed moves the estimate
+      // little, and a step whose work really grew still crosses inline_below at once.
       const std::uint64_t old = ns_per_task.load(std::memory_order_relaxed);
-      ns_per_task.store(old == 0 ? sample : (old * 3 + sample) / 4 + 1, std::memory_order_relaxed);
+      ns_per_task.store(old == 0 || sample < old ? sample : old + (sample - old) / 8, std::memory_order_relaxed);
     }
   };
 

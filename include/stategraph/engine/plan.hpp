@@ -11,6 +11,8 @@
 
 #include <array>
 #include <cstddef>
+#include <exception>
+#include <new>
 #include <tuple>
 #include <utility>
 
@@ -43,6 +45,76 @@ template <std::size_t Step, class S, class Ctx, class... N>
       barrier<void, false>(state, next, &none, no_sends, results.template get<K>()...);
     }
     (std::index_sequence_for<N...>{});
+  }
+}
+
+// A task's result, built in place (no move of the node's result) when the task runs.
+template <class R>
+struct result_slot {
+  alignas(R) unsigned char bytes[sizeof(R)];
+  bool built = false;
+  result_slot() = default;
+  result_slot(const result_slot&) = delete;
+  result_slot& operator=(const result_slot&) = delete;
+  ~result_slot() {
+    if (built) get().~R();
+  }
+  template <class F>
+  void build(const F& make) {
+    ::new (static_cast<void*>(bytes)) R(make());
+    built = true;
+  }
+  R& get() noexcept { return *std::launder(reinterpret_cast<R*>(bytes)); }
+};
+
+// What the tasks of a fixed step on a pool share: the step-start state, the nodes, a
+// result slot and a failure per node.
+template <class S, class Ctx, class Nodes, class Slots, std::size_t Count>
+struct pool_step_frame {
+  const S& state;
+  Ctx& context;
+  const run_config& config;
+  const Nodes& nodes;
+  Slots slots{};
+  std::array<std::exception_ptr, Count> failures{};
+};
+
+template <std::size_t K, std::size_t Step, class Frame>
+void run_pool_step_task(Frame& f) {
+  try {
+    std::get<K>(f.slots).build([&] { return guarded_call(std::get<K>(f.nodes), f.state, f.context, f.config, Step); });
+  } catch (...) {
+    f.failures[K] = std::current_exception();
+  }
+}
+
+// A step of several nodes of a fixed plan on an executor that runs tasks concurrently
+// (sg::thread_pool, inline when the step is small): every task runs, then the first
+// failure in node order is thrown, as a step on the frontier does, and the results merge
+// in node order as above.
+template <std::size_t Step, class Executor, class S, class Ctx, class... N>
+void fixed_step_on(const Executor& executor, S& state, Ctx& context, const run_config& config, const N&... nodes) {
+  if constexpr (sizeof...(N) == 1) {
+    fixed_step<Step>(state, context, config, nodes...);
+  } else {
+    using nodes_type = std::tuple<const N&...>;
+    using frame = pool_step_frame<S, Ctx, nodes_type, std::tuple<result_slot<node_result_t<N, S, Ctx>>...>,
+                                  sizeof...(N)>;
+    const nodes_type of{nodes...};
+    frame f{state, context, config, of};
+    static constexpr auto tasks = []<std::size_t... K>(std::index_sequence<K...>) {
+      return std::array<void (*)(frame&), sizeof...(N)>{&run_pool_step_task<K, Step, frame>...};
+    }(std::index_sequence_for<N...>{});
+    auto task = [&](std::size_t i) { tasks[i](f); };
+    executor.for_each_task(sizeof...(N), task);
+    for (const auto& failure : f.failures)
+      if (failure) std::rethrow_exception(failure);
+    next_fixed next;
+    no_changes none;
+    std::tuple<> no_sends;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      barrier<void, false>(state, next, &none, no_sends, std::get<K>(f.slots).get()...);
+    }(std::index_sequence_for<N...>{});
   }
 }
 
