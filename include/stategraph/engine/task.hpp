@@ -390,9 +390,11 @@ inline constexpr const char* no_store_for_interrupt =
 
 // A node's call in a step of its own, or in a fixed plan: a failure is thrown at once, as a
 // step on the frontier would report it.
+// Forced inline like the layers below: a fixed plan calls it on the sequential executor and
+// from the pool's tasks, and two callers would leave it out of line for both.
 template <class N, class S, class Ctx>
-node_result_t<N, S, Ctx> guarded_call(const N& n, const S& state, Ctx& context, const run_config& config,
-                                      std::size_t step) {
+[[gnu::always_inline]] inline node_result_t<N, S, Ctx> guarded_call(const N& n, const S& state, Ctx& context,
+                                                                    const run_config& config, std::size_t step) {
   try {
     return call_node(n, state, context, config);
   } catch (...) {
