@@ -104,7 +104,7 @@ TEST_CASE_TEMPLATE("the page of a failed step holds the failure's message and th
   REQUIRE(w.size() == 2);  // by task name
   CHECK(w[0]["task"] == "flaky#error");
   CHECK(w[0]["channel"] == "__error__");
-  const auto record = nlohmann::json::parse(w[0]["value"].get<std::string>());
+  const auto record = nlohmann::json::parse(w[0]["value"].template get<std::string>());
   CHECK(record["message"] == "flaky broke: \"disk full\"");
   CHECK(record["type"] == "std::runtime_error");
   CHECK(w[1]["task"] == "steady#result");

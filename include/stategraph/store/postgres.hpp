@@ -161,7 +161,7 @@ class postgres_store {
     detail::pg_params p;
     p.bytes(thread);
     return call("deleting a thread", [&](detail::pg_connection& c, int) {
-      return in_transaction(c, "deleting a thread", [&] {
+      return in_transaction(c, "deleting a thread", [&]() -> bool {
         exec(c, sql_.forget_graph, p, "deleting a thread");
         const bool existed = exec(c, sql_.delete_thread, p, "deleting a thread").boolean(0, 0);
         drop_unused_graphs(c);
@@ -224,7 +224,7 @@ class postgres_store {
     detail::pg_params p;
     p.int8(micros(rule.time));
     return call("pruning threads", [&](detail::pg_connection& c, int) {
-      return in_transaction(c, "pruning threads", [&] {
+      return in_transaction(c, "pruning threads", [&]() -> std::size_t {
         exec(c, sql_.forget_idle_graphs, p, "pruning threads");  // locks the idle threads' rows first
         const auto removed = static_cast<std::size_t>(exec(c, sql_.prune_threads, p, "pruning threads").integer(0, 0));
         drop_unused_graphs(c);
@@ -451,7 +451,7 @@ class postgres_store {
 
   // body() between BEGIN and COMMIT on `c`; rolled back if it throws.
   template <class Body>
-  auto in_transaction(detail::pg_connection& c, const char* doing, Body body) const {
+  std::invoke_result_t<Body&> in_transaction(detail::pg_connection& c, const char* doing, Body body) const {
     const auto plain = [&](const char* sql) {
       detail::pg_result r(PQexec(c.handle, sql));
       check(c, r, doing);
