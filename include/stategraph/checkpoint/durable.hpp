@@ -234,14 +234,14 @@ inline std::string error_record(const std::exception_ptr& cause) {
   // replace: a what() that is not UTF-8 is kept, its bad bytes shown as U+FFFD.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
-// (message, type) of such a row; text of another shape is the message itself.
-inline std::pair<std::string, std::string> read_error_record(const std::string& value) {
-  const auto j = nlohmann::json::parse(value, nullptr, false);
+// (message, type) of such a row, parsed (JSON that is not JSON or nests too deep is refused
+// as any stored text is); JSON of another shape is the message itself.
+inline std::pair<std::string, std::string> read_error_record(const nlohmann::json& j) {
   if (j.is_object() && j.contains("message") && j["message"].is_string())
     return {j["message"].get<std::string>(),
             j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>() : std::string()};
   if (j.is_string()) return {j.get<std::string>(), {}};
-  return {value, {}};
+  return {j.dump(), {}};
 }
 }  // namespace detail
 
@@ -1054,7 +1054,8 @@ class durable_app {
         if (w.index < 0 || w.index > max_interrupts)
           throw corrupt(where, field, "has index " + std::to_string(w.index) + ", out of range");
         if (kind == "error") {  // a record for readers: nothing of it runs again
-          note_error(node, task.second, w);
+          note_error(node, task.second,
+                     at_field(where, field, [&] { return detail::parse_or_throw(w.value, "a failure record"); }));
           continue;
         }
         if (task.second) {
@@ -1834,8 +1835,8 @@ class durable_app {
       }
     }
     // A "#error" row read back: the task's newest attempt, and how many there were.
-    void note_error(const std::string& node, std::optional<std::size_t> send, const pending_write& w) {
-      auto [message, type] = detail::read_error_record(w.value);
+    void note_error(const std::string& node, std::optional<std::size_t> send, const nlohmann::json& record) {
+      auto [message, type] = detail::read_error_record(record);
       auto it = std::find_if(errors.begin(), errors.end(), [&](const task_error& e) { return e.node == node && e.send == send; });
       if (it == errors.end()) {
         errors.push_back({node, std::move(message), std::move(type), ns, send, 1});
