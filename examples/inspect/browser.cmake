@@ -7,7 +7,7 @@ execute_process(COMMAND ${INSPECT} units.db line-1 -o browser.html WORKING_DIREC
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "inspect failed: ${out}")
 endif()
-execute_process(COMMAND ${SQLITE3} ${DIR}/units.db "SELECT count(*) FROM checkpoints WHERE id > 0"
+execute_process(COMMAND ${SQLITE3} ${DIR}/units.db "SELECT count(*) FROM checkpoints WHERE id > 0 AND key >> 32 = (SELECT no FROM threads WHERE name = 'line-1')"
   OUTPUT_VARIABLE checkpoints OUTPUT_STRIP_TRAILING_WHITESPACE)
 
 # Loads the page with `hash` and leaves its DOM in `var`. A fresh profile each time.
@@ -47,8 +47,28 @@ dump("#cp=2" dom)
 expect("${dom}" "<div class=\"interrupt\" data-node=\"design\"><span>design asked: </span>\\{\"intel\":\"benchmark notes\",\"node\":\"design\",\"unit\":\"u1\"\\}  → answered \"accept\"</div>"
   "design's interrupt with its payload and answer")
 
+# Thread line-2 (units fail): its first step failed; research's message is recorded, the
+# harvester's write beside it kept.
+execute_process(COMMAND ${INSPECT} units.db line-2 -o failed.html WORKING_DIRECTORY ${DIR} RESULT_VARIABLE rc
+  OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "inspect failed on line-2: ${out}")
+endif()
+file(RENAME ${DIR}/failed.html ${DIR}/browser.html)
+dump("#cp=1" dom)
+expect("${dom}" "<div id=\"selected\" data-id=\"1\"><h2>Checkpoint #1 · step 0 · input</h2>" "checkpoint 1 of line-2 selected")
+expect("${dom}" "<div class=\"failure\" data-node=\"research\" data-type=\"std::runtime_error\" title=\"std::runtime_error\">research: unit u2 has no model configured for research</div>"
+  "research's failure with its message")
+expect("${dom}" "<div class=\"pending\">harvester#result \\[0\\] __result__ = " "the harvester's kept write")
+expect("${dom}" "<span class=\"badge fail\">failed</span>" "the failed badge in the timeline")
+if(dom MATCHES "<div class=\"failure\" data-node=\"\">")
+  message(FATAL_ERROR "the page shows the fallback of a store without failure records")
+endif()
+
 file(REMOVE_RECURSE ${DIR}/profile)
 file(REMOVE ${DIR}/inspect-units.png)
+execute_process(COMMAND ${INSPECT} units.db line-1 -o browser.html WORKING_DIRECTORY ${DIR} RESULT_VARIABLE rc
+  OUTPUT_QUIET ERROR_QUIET)
 execute_process(COMMAND ${CHROMIUM} ${flags} --user-data-dir=${DIR}/profile --screenshot=${DIR}/inspect-units.png
   "file://${DIR}/browser.html#cp=3" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 60)
 if(NOT rc EQUAL 0 OR NOT EXISTS ${DIR}/inspect-units.png)

@@ -8,6 +8,8 @@
 //   units start           start a fresh run on the thread and stop at the first pause
 //   units resume <answer> answer the pending offer: accept, reject or defer
 //   units inspect         print the thread's history
+//   units fail            run a unit that has no model configured on thread line-2: its first
+//                         step fails, and the store keeps what the node threw
 //
 // The model is a deterministic stand-in: outputs depend only on the state.
 #include <stategraph/checkpoint.hpp>
@@ -22,6 +24,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -157,6 +160,7 @@ struct task_node {
       decided.push_back(item);
     }
     node_config c = effective_config(u, node);
+    if (c.model.empty()) throw std::runtime_error("unit " + u.id + " has no model configured for " + node);
     std::string context;
     for (const auto& source : u.access)
       if (granted(u, source)) context += (context.empty() ? "" : ",") + source;
@@ -254,6 +258,29 @@ int main(int argc, char** argv) {
     std::printf("\n");
     return 0;
   }
+  if (command == "fail") {
+    // A unit without a model: research throws, the harvester beside it succeeds. The step
+    // fails; the store keeps the harvester's write and what research threw.
+    const sg::thread_id broken{"line-2"};
+    store.delete_thread(broken.value);
+    State s = new_unit();
+    unit u = s.units.at("u1");
+    u.id = "u2";
+    u.name = "cache eviction";
+    u.config.model.clear();
+    s.units = std::map<std::string, unit>{{u.id, u}};
+    s.active = u.id;
+    try {
+      app.invoke(s, broken);
+    } catch (const sg::node_error& e) {
+      std::printf("%s\n", e.what());
+    }
+    const auto failed = app.get_state(broken);
+    for (const auto& e : failed->errors)
+      std::printf("recorded at checkpoint %lld: %s failed: %s\n", static_cast<long long>(failed->checkpoint_id),
+                  e.node.c_str(), e.message.c_str());
+    return failed->failed ? 0 : 1;
+  }
   if (command == "inspect") {
     auto h = app.history(thread);
     std::printf("history of %s: %zu checkpoints (newest first)\n", thread.value.c_str(), h.size());
@@ -265,6 +292,6 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  std::fprintf(stderr, "usage: units [start | resume accept|reject|defer | inspect]\n");
+  std::fprintf(stderr, "usage: units [start | resume accept|reject|defer | inspect | fail]\n");
   return 2;
 }

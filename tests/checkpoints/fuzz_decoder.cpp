@@ -60,7 +60,7 @@ TEST_CASE("the fuzzed threads have every shape the decoder reads") {
     return out;
   };
   CHECK(base.get("done")->metadata.find("\"next\":[]") != std::string::npos);
-  CHECK(writes_of("failed") == "sender#result/0 worker_b#result/0 ");
+  CHECK(writes_of("failed") == "sender#result/0 worker_a#error/0 worker_b#result/0 ");
   CHECK(writes_of("paused") ==
         "sender#result/0 worker_a#result/0 worker_b#interrupt/0 worker_b#interrupt/1 "
         "worker_b#resume/0 ");

@@ -92,8 +92,8 @@ TEST_CASE_TEMPLATE("a checkpointed app records its graph when it first writes a 
   CHECK(f.store.graph("t1") == text);
 }
 
-TEST_CASE_TEMPLATE("the page of a failed step holds the writes kept of the nodes that succeeded", F,
-                   DURABLE_FIXTURES) {
+TEST_CASE_TEMPLATE("the page of a failed step holds the failure's message and the writes kept of the nodes that succeeded",
+                   F, DURABLE_FIXTURES) {
   F f;
   auto app = sg::compile<job_graph>(sg::with_store(f.store));
   failures_left = 1;
@@ -101,9 +101,14 @@ TEST_CASE_TEMPLATE("the page of a failed step holds the writes kept of the nodes
   const auto page = page_data(sg::inspector_html(f.store, "j"));
   REQUIRE(page["checkpoints"].size() == 1);
   const auto& w = page["checkpoints"][0]["w"];
-  REQUIRE(w.size() == 1);
-  CHECK(w[0]["task"] == "steady#result");
-  CHECK(w[0]["channel"] == "__result__");
+  REQUIRE(w.size() == 2);  // by task name
+  CHECK(w[0]["task"] == "flaky#error");
+  CHECK(w[0]["channel"] == "__error__");
+  const auto record = nlohmann::json::parse(w[0]["value"].template get<std::string>());
+  CHECK(record["message"] == "flaky broke: \"disk full\"");
+  CHECK(record["type"] == "std::runtime_error");
+  CHECK(w[1]["task"] == "steady#result");
+  CHECK(w[1]["channel"] == "__result__");
 
   Job out = app.resume(sg::thread_id{"j"});
   CHECK(static_cast<const std::vector<std::string>&>(out.log) == strings{"flaky", "steady"});

@@ -200,6 +200,10 @@ TEST_CASE_TEMPLATE("a send task that throws fails its step; its finished sibling
   auto s = app.get_state(t);
   CHECK(s->failed);
   CHECK(s->interrupts.empty());
+  REQUIRE(s->errors.size() == 1);  // the failed send task, with what it threw
+  CHECK(s->errors[0].node == "review_item");
+  CHECK(s->errors[0].send == std::optional<std::size_t>{1});
+  CHECK(s->errors[0].message == "item 3 failed");
   CHECK(s->values.log == strings{"side"});
   Batch done = app.resume(t);
   CHECK(done.log == strings{"side", "side2", "item1:auto", "item3:auto", "item5:auto", "approved=3"});
@@ -224,6 +228,10 @@ TEST_CASE_TEMPLATE("a send task that throws beside one that pauses fails the ste
   auto s = app.get_state(t);
   REQUIRE(s->interrupts.size() == 1);
   CHECK(s->interrupts[0].send == std::optional<std::size_t>{0});
+  // The first run's failure stays on record; the step's last run paused, so it is not failed.
+  CHECK_FALSE(s->failed);
+  REQUIRE(s->errors.size() == 1);
+  CHECK(s->errors[0].send == std::optional<std::size_t>{1});
   Batch done = app.resume(t, std::string("yes"));
   CHECK(done.log == strings{"side", "side2", "item2:yes", "item3:auto", "approved=2"});
   CHECK(item_runs[3] == 2);

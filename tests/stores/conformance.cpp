@@ -601,6 +601,48 @@ TEST_CASE_TEMPLATE("a thread's graph description is kept once per graph", F, STO
   CHECK(s.graph("t2") == first);
 }
 
+TEST_CASE_TEMPLATE("a graph description goes when no thread refers to it any more", F, STORE_FIXTURES) {
+  F f;
+  auto& s = *f.store;
+  // What a description's key keeps tells whether the description is still stored: a put of a
+  // known key keeps the first text, a put of a forgotten one the new text.
+  s.put_graph("a", "k1", "one");
+  s.put_graph("b", "k1", "one");
+  s.put_graph("c", "k2", "two");
+  put(s, "a", {{"x", 1, "v"}});
+  put(s, "b", {{"x", 1, "v"}});
+  put(s, "c", {{"x", 1, "v"}});
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto cut = sg::store_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  put(s, "b", {{"x", 2, "w"}}, {.parent = 1});  // b is in use
+  s.put_graph("fresh", "k3", "three");          // a thread about to write its first checkpoint
+
+  CHECK(s.prune_threads(sg::older_than{cut}) == 2);  // a and c
+  CHECK_FALSE(s.graph("a"));
+  CHECK_FALSE(s.graph("c"));
+  CHECK(s.graph("b") == "one");
+  CHECK(s.graph("fresh") == "three");
+  s.put_graph("d", "k2", "two, changed");  // k2 went with c
+  CHECK(s.graph("d") == "two, changed");
+  s.put_graph("e", "k1", "one, changed");  // k1 is still b's
+  CHECK(s.graph("e") == "one");
+
+  // delete_thread: the description goes with the last thread that refers to it.
+  CHECK(s.delete_thread("b"));
+  CHECK(s.graph("e") == "one");
+  CHECK_FALSE(s.delete_thread("e"));  // no checkpoints, but its graph is forgotten
+  s.put_graph("g", "k1", "one, new");
+  CHECK(s.graph("g") == "one, new");
+  // A thread that records another graph leaves the old one to the next removal.
+  s.put_graph("g", "k4", "four");
+  CHECK_FALSE(s.delete_thread("nobody"));
+  s.put_graph("h", "k1", "one, newer");
+  CHECK(s.graph("h") == "one, newer");
+  CHECK(s.graph("g") == "four");
+  CHECK(s.graph("fresh") == "three");
+}
+
 TEST_CASE_TEMPLATE("written returns what each checkpoint put: whole values and appended pieces", F, STORE_FIXTURES) {
   F f;
   auto& s = *f.store;

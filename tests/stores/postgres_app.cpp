@@ -8,9 +8,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <latch>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -55,6 +57,58 @@ TEST_CASE("postgres app: a thread is continued by another store object and its h
   CHECK(contents(early.values.messages.value()) == strings{"user:hi", "ai:call tool"});
   // Each step wrote only what changed: the messages as appended pieces, not whole lists.
   CHECK(store->stats().value_bytes < 2'000);
+}
+
+namespace pg_failure {
+struct Job {
+  sg::append<std::string> log;
+};
+std::atomic<int> left{0};
+struct flaky {
+  using reads = sg::reads<>;
+  using writes = sg::writes<&Job::log>;
+  auto operator()(sg::view<Job, reads>) const {
+    if (left-- > 0) throw std::runtime_error("flaky broke");
+    return sg::write<&Job::log>(std::string("flaky"));
+  }
+};
+struct steady {
+  using reads = sg::reads<>;
+  using writes = sg::writes<&Job::log>;
+  auto operator()(sg::view<Job, reads>) const { return sg::write<&Job::log>(std::string("steady")); }
+};
+using graph = sg::graph<Job, sg::edge<sg::start, flaky>, sg::edge<sg::start, steady>, sg::edge<flaky, sg::end>,
+                        sg::edge<steady, sg::end>>;
+}  // namespace pg_failure
+
+TEST_CASE("postgres app: a failed step's message is recorded, read by another store object, and kept after resume") {
+  sg_test::temp_schema schema("app_failure");
+  const sg::thread_id t{"job"};
+  pg_failure::left = 2;
+  {
+    auto store = open_app_store(schema);
+    auto app = sg::compile<pg_failure::graph>(sg::with_store(*store));
+    CHECK_THROWS_WITH_AS(app.invoke(pg_failure::Job{}, t), doctest::Contains("flaky broke"), sg::node_error);
+  }
+  auto store = open_app_store(schema);  // another worker
+  auto app = sg::compile<pg_failure::graph>(sg::with_store(*store));
+  const auto rows = store->pending_writes(t.value, 1);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0] == sg::pending_write{"flaky#error", 0, "__error__", R"({"message":"flaky broke","type":"std::runtime_error"})"});
+  CHECK(rows[1].task == "steady#result");
+  auto s = app.get_state(t);
+  CHECK(s->failed);
+  REQUIRE(s->errors.size() == 1);
+  CHECK(s->errors[0].node == "flaky");
+  CHECK(s->errors[0].message == "flaky broke");
+  CHECK(s->errors[0].type == "std::runtime_error");
+  CHECK_THROWS_AS(app.resume(t), sg::node_error);  // a second attempt
+  CHECK(app.get_state(t)->errors[0].attempts == 2);
+  pg_failure::Job out = app.resume(t);
+  CHECK(out.log.value() == strings{"flaky", "steady"});
+  CHECK(app.get_state(t)->errors.empty());
+  CHECK(app.get_state(t, sg::checkpoint_id{1}).errors.at(0).attempts == 2);
+  CHECK(store->stats().pending_writes == 3);
 }
 
 TEST_CASE("postgres app: an interrupt pauses, and another store object resumes it") {

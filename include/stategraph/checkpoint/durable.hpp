@@ -14,10 +14,16 @@
 
 #include <nlohmann/json.hpp>
 
+#if __has_include(<cxxabi.h>)
+#include <cxxabi.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
+#include <exception>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -27,6 +33,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <typeinfo>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -53,6 +60,21 @@ struct interrupt_info {
   // (its position in the queue; the id names it "node[k]"), and that send's payload (JSON text).
   std::optional<std::size_t> send{};
   std::string send_payload{};
+  std::string path() const { return ns.empty() ? node : ns + "/" + node; }
+};
+
+// A task that failed in the step after a checkpoint (LangGraph's task `error`): what it
+// threw, as the store keeps it (a pending write of the reserved channel "__error__"). The
+// record stays with the checkpoint whose step failed: a resume that then succeeds puts the
+// next checkpoint and leaves the record as history; one that fails again adds an attempt.
+struct task_error {
+  std::string node;
+  std::string message;  // what() of what the node threw
+  std::string type;     // its type ("std::runtime_error") where the platform names it, else empty
+  std::string ns;       // the subgraph the node runs in; empty in the top graph
+  // When the node ran as the target of an sg::send: which of the step's sends to it failed.
+  std::optional<std::size_t> send{};
+  std::size_t attempts = 1;  // how many runs of this step from this checkpoint it failed in
   std::string path() const { return ns.empty() ? node : ns + "/" + node; }
 };
 
@@ -142,7 +164,11 @@ struct snapshot {
   std::int64_t step = 0;
   checkpoint_source source = checkpoint_source::loop;
   std::vector<interrupt_info> interrupts;  // pending dynamic interrupts
-  bool failed = false;                     // the step after this checkpoint failed
+  // The step after this checkpoint failed (and did not then pause on an interrupt): its
+  // failed tasks are in `errors`; a store written before errors were recorded may have only
+  // the kept writes of the nodes that succeeded, which also count.
+  bool failed = false;
+  std::vector<task_error> errors;  // the tasks that failed in the step after this checkpoint, by node
   // The subgraphs paused inside this checkpoint's step, at any depth, outermost first (as
   // LangGraph's get_state(config, subgraphs=True)); read each with get_state(thread, checkpoint_ns<...>).
   std::vector<subgraph_checkpoint> subgraphs;
@@ -174,6 +200,50 @@ struct run_context {
     return stategraph::interrupt<R>(payload);
   }
 };
+
+namespace detail {
+// The name of the exception being handled ("std::runtime_error"), where the C++ ABI says it.
+inline std::string current_exception_type() {
+#if __has_include(<cxxabi.h>)
+  const std::type_info* t = abi::__cxa_current_exception_type();
+  if (t == nullptr) return {};
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(t->name(), nullptr, nullptr, &status), std::free);
+  return status == 0 && name ? std::string(name.get()) : std::string(t->name());
+#else
+  return {};
+#endif
+}
+// The value of a task's "__error__" row: {"message": what(), "type": its type's name}.
+inline std::string error_record(const std::exception_ptr& cause) {
+  nlohmann::json j;
+  std::string type;
+  try {
+    std::rethrow_exception(cause);
+  } catch (const stop_signal& s) {
+    j["message"] = s.deadline ? "the run passed its deadline" : "the run was cancelled";
+    type = "stategraph::stop_signal";
+  } catch (const std::exception& e) {
+    j["message"] = e.what();
+    type = current_exception_type();
+  } catch (...) {
+    j["message"] = "an exception not derived from std::exception";
+    type = current_exception_type();
+  }
+  if (!type.empty()) j["type"] = std::move(type);
+  // replace: a what() that is not UTF-8 is kept, its bad bytes shown as U+FFFD.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+// (message, type) of such a row, parsed (JSON that is not JSON or nests too deep is refused
+// as any stored text is); JSON of another shape is the message itself.
+inline std::pair<std::string, std::string> read_error_record(const nlohmann::json& j) {
+  if (j.is_object() && j.contains("message") && j["message"].is_string())
+    return {j["message"].get<std::string>(),
+            j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>() : std::string()};
+  if (j.is_string()) return {j.get<std::string>(), {}};
+  return {j.dump(), {}};
+}
+}  // namespace detail
 
 namespace detail {
 // update_state writes as a node: the node's `writes` bound the patch (SG002, SG004; the
@@ -829,7 +899,9 @@ class durable_app {
     s.step = c.step;
     s.source = c.source;
     s.interrupts = r.open_interrupts();
-    s.failed = r.has_failed_writes() && s.interrupts.empty();  // kept writes of a pause are no failure
+    s.errors = std::move(r.errors);
+    // Kept writes of a pause are no failure.
+    s.failed = (r.has_failed_writes() || !s.errors.empty()) && s.interrupts.empty();
     return s;
   }
 
@@ -971,6 +1043,7 @@ class durable_app {
 
     void load_pending() {
       const std::string where = "checkpoint " + std::to_string(parent) + " of thread '" + thread + "'";
+      errors.clear();
       for (auto& w : self.store_->pending_writes(thread, parent)) {
         const std::string field = "pending write '" + w.task + "'";
         const auto split = split_task(w.task);  // not a structured binding: Clang 14 cannot capture one
@@ -980,6 +1053,11 @@ class durable_app {
         std::size_t i = at_field(where, field, [&] { return node_index(node); });
         if (w.index < 0 || w.index > max_interrupts)
           throw corrupt(where, field, "has index " + std::to_string(w.index) + ", out of range");
+        if (kind == "error") {  // a record for readers: nothing of it runs again
+          note_error(node, task.second,
+                     at_field(where, field, [&] { return detail::parse_or_throw(w.value, "a failure record"); }));
+          continue;
+        }
         if (task.second) {
           load_pending_send(where, field, w, i, *task.second, kind);
           continue;
@@ -1005,6 +1083,10 @@ class durable_app {
           throw corrupt(where, field, "is of an unknown kind '" + kind + "'");
         }
       }
+      // In node order, as the step ran them (the store returns them by task name).
+      std::stable_sort(errors.begin(), errors.end(), [&](const task_error& x, const task_error& y) {
+        return std::pair(node_index(x.node), x.send) < std::pair(node_index(y.node), y.send);
+      });
       // An interrupt already answered is no longer open.
       std::erase_if(interrupts, [&](const interrupt_info& in) {
         const auto* answered = in.send ? send_resume_values(node_index(in.node), *in.send) : &resumes[node_index(in.node)];
@@ -1328,39 +1410,34 @@ class durable_app {
     const void* child_run(std::size_t node) const { return child_links[node]; }
     template <class Results, class Failures, class Sends>
     void step_failed(std::size_t, const position_type&, Results& results_now, const Failures& failures, Sends& sent) {
-      keep_writes(results_now, failures);
-      keep_send_writes(sent);
+      settle();  // the writes go to the step's starting checkpoint, committed first
+      pending_rows rows;
+      keep_writes(results_now, failures, rows);
+      keep_send_writes(sent, rows);
+      record_errors(failures, sent, rows);
+      self.store_->put_writes(thread, parent, rows.rows);
     }
     template <class Results, class Failures, class Sends>
     void step_paused(std::size_t, const position_type&, Results& results_now, const Failures& failures, Sends& sent) {
-      keep_writes(results_now, failures);
-      keep_send_writes(sent);
-      store_send_interrupts(sent);
-      std::vector<pending_write_put> rows;
-      std::vector<std::string> tasks;
-      std::vector<interrupt_signal> signals;
-      std::vector<std::size_t> nodes;
+      settle();
+      pending_rows rows;
+      keep_writes(results_now, failures, rows);
+      keep_send_writes(sent, rows);
+      store_send_interrupts(sent, rows);
       for (std::size_t i = 0; i < A::size; ++i) {
         if (!failures[i] || waits(i)) continue;  // a waiting node's interrupt is stored already
         try {
           std::rethrow_exception(failures[i]);
         } catch (const interrupt_signal& s) {
-          signals.push_back(s);
-          nodes.push_back(i);
-          tasks.push_back(std::string(App::node_names[i]) + (s.in_subgraph ? "#subgraph" : "#interrupt"));
+          const std::string node(App::node_names[i]);
+          if (s.in_subgraph)  // where the child stopped, in a record newer than any before
+            rows.add(node + "#subgraph", paused_row[i], "__subgraph__", paused_record(stopped_at[i]));
+          else
+            rows.add(node + "#interrupt", static_cast<std::int32_t>(s.index), "__interrupt__", s.payload);
         } catch (...) {
         }
       }
-      std::vector<std::string> records(signals.size());  // rows point into them
-      for (std::size_t k = 0; k < signals.size(); ++k) {
-        if (signals[k].in_subgraph) {  // where the child stopped, in a record newer than any before
-          records[k] = paused_record(stopped_at[nodes[k]]);
-          rows.push_back({tasks[k], paused_row[nodes[k]], "__subgraph__", records[k]});
-        } else {
-          rows.push_back({tasks[k], static_cast<std::int32_t>(signals[k].index), "__interrupt__", signals[k].payload});
-        }
-      }
-      self.store_->put_writes(thread, parent, rows);
+      self.store_->put_writes(thread, parent, rows.rows);
     }
     void before_merge(const S& s) {
       if (deferred) return;  // the deferred checkpoint appends from the last one committed
@@ -1665,48 +1742,47 @@ class durable_app {
       return r;
     }
 
+    // The rows of one put_writes and the text they point into (a deque: adding keeps the
+    // earlier texts where they are).
+    struct pending_rows {
+      std::deque<std::string> text;
+      std::vector<pending_write_put> rows;
+      void add(std::string task, std::int32_t index, std::string_view channel, std::string value) {
+        const std::string& t = text.emplace_back(std::move(task));
+        const std::string& v = text.emplace_back(std::move(value));
+        rows.push_back({t, index, channel, v});
+      }
+    };
+
     template <class Results, class Failures>
-    void keep_writes(Results& results_now, const Failures& failures) {
-      settle();
-      std::vector<std::string> tasks, values;
+    void keep_writes(Results& results_now, const Failures& failures, pending_rows& rows) {
       detail::for_each_index<A::size>([&]<std::size_t I>() {
         if constexpr (requires { detail::slot_at<I>(results_now).has_value(); })
-          if (!failures[I] && detail::slot_at<I>(results_now) && !results[I]) {
-            tasks.push_back(std::string(App::node_names[I]) + "#result");
-            values.push_back(encode_result(*detail::slot_at<I>(results_now)).dump());
-          }
+          if (!failures[I] && detail::slot_at<I>(results_now) && !results[I])
+            rows.add(std::string(App::node_names[I]) + "#result", 0, "__result__",
+                     encode_result(*detail::slot_at<I>(results_now)).dump());
       });
-      std::vector<pending_write_put> rows;
-      for (std::size_t k = 0; k < tasks.size(); ++k) rows.push_back({tasks[k], 0, "__result__", values[k]});
-      if (!rows.empty()) self.store_->put_writes(thread, parent, rows);
     }
     // The results of the send tasks that succeeded in a failed or paused step, kept as
     // pending writes of their tasks ("worker[2]#result"): they are not run again.
     template <class Sends>
-    void keep_send_writes(Sends& sent) {
+    void keep_send_writes(Sends& sent, pending_rows& rows) {
       if constexpr (detail::send_plan<A>::any) {
-        std::vector<std::string> tasks, values;  // the rows below point into them
         detail::for_each_index<A::size>([&]<std::size_t I>() {
           if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>) {
             const auto& slots = detail::slot_at<I>(sent);
             for (std::size_t k = 0; k < slots.size(); ++k)
-              if (slots[k].result && !slots[k].failure && !send_results.contains({I, k})) {
-                tasks.push_back(send_key(App::node_names[I], k) + "#result");
-                values.push_back(encode_result(*slots[k].result).dump());
-              }
+              if (slots[k].result && !slots[k].failure && !send_results.contains({I, k}))
+                rows.add(send_key(App::node_names[I], k) + "#result", 0, "__result__",
+                         encode_result(*slots[k].result).dump());
           }
         });
-        std::vector<pending_write_put> rows;
-        for (std::size_t k = 0; k < tasks.size(); ++k) rows.push_back({tasks[k], 0, "__result__", values[k]});
-        if (!rows.empty()) self.store_->put_writes(thread, parent, rows);
       }
     }
     // The interrupts of send tasks in a paused step, one pending write each ("worker[2]#interrupt").
     template <class Sends>
-    void store_send_interrupts(Sends& sent) {
+    void store_send_interrupts(Sends& sent, pending_rows& rows) {
       if constexpr (detail::send_plan<A>::any) {
-        std::vector<std::string> tasks;  // the rows below point into them and into the signals
-        std::vector<interrupt_signal> signals;
         detail::for_each_index<A::size>([&]<std::size_t I>() {
           if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>) {
             const auto& slots = detail::slot_at<I>(sent);
@@ -1715,18 +1791,60 @@ class durable_app {
               try {
                 std::rethrow_exception(slots[k].failure);
               } catch (const interrupt_signal& sig) {
-                tasks.push_back(send_key(App::node_names[I], k) + "#interrupt");
-                signals.push_back(sig);
+                rows.add(send_key(App::node_names[I], k) + "#interrupt", static_cast<std::int32_t>(sig.index),
+                         "__interrupt__", sig.payload);
               } catch (...) {
               }
             }
           }
         });
-        std::vector<pending_write_put> rows;
-        for (std::size_t k = 0; k < tasks.size(); ++k)
-          rows.push_back({tasks[k], static_cast<std::int32_t>(signals[k].index), "__interrupt__", signals[k].payload});
-        if (!rows.empty()) self.store_->put_writes(thread, parent, rows);
       }
+    }
+
+    // What each task of a failed step threw, one "__error__" row per task ("b#error",
+    // "worker[2]#error"), so readers can say why. Its index counts the failed runs of the step
+    // from this checkpoint: each attempt keeps its own row (the first write of a row wins).
+    template <class Failures, class Sends>
+    void record_errors(const Failures& failures, Sends& sent, pending_rows& rows) {
+      std::vector<std::pair<std::string, std::exception_ptr>> failed;
+      for (std::size_t i = 0; i < A::size; ++i)
+        if (failures[i] && !detail::is_interrupt(failures[i])) failed.emplace_back(std::string(App::node_names[i]), failures[i]);
+      if constexpr (detail::send_plan<A>::any) {
+        detail::for_each_index<A::size>([&]<std::size_t I>() {
+          if constexpr (!std::is_same_v<typename App::template queue_for_node<I>, detail::no_queue>) {
+            const auto& slots = detail::slot_at<I>(sent);
+            for (std::size_t k = 0; k < slots.size(); ++k)
+              if (slots[k].failure && !detail::is_interrupt(slots[k].failure))
+                failed.emplace_back(send_key(App::node_names[I], k), slots[k].failure);
+          }
+        });
+      }
+      if (failed.empty()) return;
+      // Attempts before this one: the rows already there (read on this failure path only).
+      std::map<std::string, std::int32_t, std::less<>> earlier;
+      for (const auto& w : self.store_->pending_writes(thread, parent))
+        if (w.channel == "__error__") {
+          auto& next = earlier[w.task];
+          next = std::max(next, w.index + 1);
+        }
+      for (auto& [task, cause] : failed) {
+        std::string key = task + "#error";
+        const auto before = earlier.find(key);
+        rows.add(std::move(key), before == earlier.end() ? 0 : std::min(before->second, max_interrupts),
+                 "__error__", detail::error_record(cause));
+      }
+    }
+    // A "#error" row read back: the task's newest attempt, and how many there were.
+    void note_error(const std::string& node, std::optional<std::size_t> send, const nlohmann::json& record) {
+      auto [message, type] = detail::read_error_record(record);
+      auto it = std::find_if(errors.begin(), errors.end(), [&](const task_error& e) { return e.node == node && e.send == send; });
+      if (it == errors.end()) {
+        errors.push_back({node, std::move(message), std::move(type), ns, send, 1});
+        return;
+      }
+      ++it->attempts;  // rows come in (task, index) order: a later one is a newer attempt
+      it->message = std::move(message);
+      it->type = std::move(type);
     }
 
     std::int64_t put(checkpoint_source source, const detail::node_set<channels>& changed, std::int64_t from, bool whole) {
@@ -1822,6 +1940,7 @@ class durable_app {
     std::map<std::pair<std::size_t, std::size_t>, nlohmann::json> send_results;
     std::map<std::pair<std::size_t, std::size_t>, std::vector<std::string>> send_resumes;
     std::vector<interrupt_info> interrupts;
+    std::vector<task_error> errors;  // the failures recorded against the loaded checkpoint
     typename A::set paused_children{};  // subgraph nodes paused inside in this step's last attempt
     std::array<std::int64_t, A::size> paused_at{};   // the child checkpoint each one's record names (0: latest)
     std::array<std::int32_t, A::size> paused_row{};  // the index of a newer record

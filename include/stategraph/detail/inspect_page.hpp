@@ -113,11 +113,15 @@ function facts(c) {
   for (const w of c.w) if (w.channel === "__resume__") answers.set(taskNode(w.task) + "/" + w.index, w.value);
   for (const w of c.w) {
     if (w.channel === "__interrupt__") f.interrupts.push({ node: taskNode(w.task), index: w.index, payload: w.value, answer: answers.get(taskNode(w.task) + "/" + w.index) });
-    else if (w.channel === "__error__") f.failures.push({ node: taskNode(w.task), message: parse(w.value) });
+    else if (w.channel === "__error__") {
+      const e = parse(w.value), rec = e !== null && typeof e === "object" && "message" in e;
+      f.failures.push({ node: taskNode(w.task), attempt: w.index + 1, message: rec ? e.message : e, type: rec ? e.type : undefined });
+    }
     else if (w.channel !== "__resume__") f.results.push(w);
   }
-  // Kept results without an interrupt: the step from here failed (its messages are not stored).
-  if (!f.failures.length && f.results.length && !f.interrupts.length) f.failures.push({ node: "", message: "the step from this checkpoint failed; the writes of the nodes that succeeded are kept (below)" });
+  // Kept results without an interrupt or a failure record: a store written before failures
+  // were recorded, where only the kept writes say that the step from here failed.
+  if (!f.failures.length && f.results.length && !f.interrupts.length) f.failures.push({ node: "", message: "the step from this checkpoint failed; its message was not recorded (a store written before failure records); the writes of the nodes that succeeded are kept (below)" });
   return (c._facts = f);
 }
 function ranIn(c) {
@@ -394,7 +398,12 @@ function select(i, scroll) {
     if (x.answer !== undefined) e.append(document.createTextNode("  → answered " + short(parse(x.answer))));
     return e;
   }, "none");
-  fill("failures", f.failures, (x) => { const e = el("div", "failure", (x.node ? x.node + ": " : "") + (typeof x.message === "string" ? x.message : short(x.message))); e.dataset.node = x.node; return e; }, "none");
+  fill("failures", f.failures, (x) => {
+    const e = el("div", "failure", (x.node ? x.node + (x.attempt > 1 ? " (attempt " + x.attempt + ")" : "") + ": " : "") + (typeof x.message === "string" ? x.message : short(x.message)));
+    e.dataset.node = x.node;
+    if (x.type) { e.dataset.type = x.type; e.title = x.type; }
+    return e;
+  }, "none");
   fill("pending", f.results, (x) => el("div", "pending", x.task + " [" + x.index + "] " + x.channel + " = " + short(parse(x.value))), "none");
   const st = document.getElementById("state");
   st.replaceChildren();

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace stategraph {
@@ -113,7 +114,7 @@ class memory_store {
 
   bool delete_thread(std::string_view thread) {
     std::lock_guard lock(mutex_);
-    if (auto g = thread_graphs_.find(thread); g != thread_graphs_.end()) thread_graphs_.erase(g);
+    forget_graph(thread);
     auto it = threads_.find(thread);
     if (it == threads_.end()) return false;
     threads_.erase(it);
@@ -143,8 +144,13 @@ class memory_store {
   void put_graph(std::string_view thread, std::string_view key, std::string_view description) {
     if (thread.empty()) throw store_refused_error(detail::store_refusal(thread, "the thread id is empty"));
     std::lock_guard lock(mutex_);
-    if (graphs_.find(key) == graphs_.end()) graphs_.emplace(std::string(key), std::string(description));
-    thread_graphs_.insert_or_assign(std::string(thread), std::string(key));
+    auto g = graphs_.find(key);
+    if (g == graphs_.end()) g = graphs_.emplace(std::string(key), graph_row{std::string(description), 0}).first;
+    auto t = thread_graphs_.find(thread);
+    if (t != thread_graphs_.end() && t->second == key) return;
+    ++g->second.threads;
+    if (t == thread_graphs_.end()) thread_graphs_.emplace(std::string(thread), std::string(key));
+    else release_graph(std::exchange(t->second, std::string(key)));
   }
   std::optional<std::string> graph(std::string_view thread) const {
     std::lock_guard lock(mutex_);
@@ -152,7 +158,7 @@ class memory_store {
     if (t == thread_graphs_.end()) return std::nullopt;
     auto g = graphs_.find(t->second);
     if (g == graphs_.end()) return std::nullopt;
-    return g->second;
+    return g->second.description;
   }
 
   // Removes the thread's checkpoints older than the rule keeps, their pending writes, and
@@ -178,7 +184,7 @@ class memory_store {
     std::lock_guard lock(mutex_);
     return std::erase_if(threads_, [&](const auto& entry) {
       const bool idle = entry.second.row(entry.second.head()).created < rule.time;
-      if (idle) thread_graphs_.erase(entry.first);
+      if (idle) forget_graph(entry.first);
       return idle;
     });
   }
@@ -442,7 +448,22 @@ class memory_store {
 
   mutable std::mutex mutex_;
   std::map<std::string, thread_data, std::less<>> threads_;
-  std::map<std::string, std::string, std::less<>> graphs_;         // key -> description
+  // A description is kept while a thread refers to it: it goes with the last one.
+  struct graph_row {
+    std::string description;
+    std::size_t threads = 0;
+  };
+  void release_graph(const std::string& key) {
+    auto g = graphs_.find(key);
+    if (g != graphs_.end() && --g->second.threads == 0) graphs_.erase(g);
+  }
+  void forget_graph(std::string_view thread) {
+    auto t = thread_graphs_.find(thread);
+    if (t == thread_graphs_.end()) return;
+    release_graph(t->second);
+    thread_graphs_.erase(t);
+  }
+  std::map<std::string, graph_row, std::less<>> graphs_;           // key -> description
   std::map<std::string, std::string, std::less<>> thread_graphs_;  // thread -> key
 };
 

@@ -161,8 +161,12 @@ class postgres_store {
     detail::pg_params p;
     p.bytes(thread);
     return call("deleting a thread", [&](detail::pg_connection& c, int) {
-      exec(c, sql_.forget_graph, p, "deleting a thread");
-      return exec(c, sql_.delete_thread, p, "deleting a thread").boolean(0, 0);
+      return in_transaction(c, "deleting a thread", [&]() -> bool {
+        exec(c, sql_.forget_graph, p, "deleting a thread");
+        const bool existed = exec(c, sql_.delete_thread, p, "deleting a thread").boolean(0, 0);
+        drop_unused_graphs(c);
+        return existed;
+      });
     });
   }
 
@@ -220,7 +224,12 @@ class postgres_store {
     detail::pg_params p;
     p.int8(micros(rule.time));
     return call("pruning threads", [&](detail::pg_connection& c, int) {
-      return static_cast<std::size_t>(exec(c, sql_.prune_threads, p, "pruning threads").integer(0, 0));
+      return in_transaction(c, "pruning threads", [&]() -> std::size_t {
+        exec(c, sql_.forget_idle_graphs, p, "pruning threads");  // locks the idle threads' rows first
+        const auto removed = static_cast<std::size_t>(exec(c, sql_.prune_threads, p, "pruning threads").integer(0, 0));
+        drop_unused_graphs(c);
+        return removed;
+      });
     });
   }
   // Gives the space that pruning and deleting freed back to the server's free space map
@@ -305,20 +314,32 @@ class postgres_store {
           "SELECT (SELECT count(*) FROM @sg_threads), (SELECT count(*) FROM @sg_checkpoints),"
           " (SELECT count(*) FROM @sg_values), (SELECT coalesce(sum(length(value)), 0)::bigint FROM @sg_values),"
           " (SELECT count(*) FROM @sg_pending_writes)");
+      // The description's row is locked, not changed, when it exists (DO UPDATE ... WHERE
+      // false): a removal of unused descriptions waits for this put or is waited for.
       put_graph = make(
-          "WITH g AS (INSERT INTO @sg_graphs (key, description) VALUES ($2, $3) ON CONFLICT DO NOTHING)"
+          "WITH g AS (INSERT INTO @sg_graphs AS d (key, description) VALUES ($2, $3)"
+          " ON CONFLICT (key) DO UPDATE SET key = excluded.key WHERE false)"
           " INSERT INTO @sg_thread_graphs (thread, graph) VALUES ($1, $2)"
           " ON CONFLICT (thread) DO UPDATE SET graph = excluded.graph");
       graph = make(
           "SELECT g.description FROM @sg_thread_graphs t JOIN @sg_graphs g ON g.key = t.graph WHERE t.thread = $1");
       forget_graph = make("DELETE FROM @sg_thread_graphs WHERE thread = $1");
+      forget_idle_graphs = make(
+          "WITH idle AS (SELECT t.name FROM @sg_threads t JOIN @sg_checkpoints c ON c.thread = t.name AND c.id = t.head"
+          " WHERE c.created < $1 FOR UPDATE OF t)"
+          " DELETE FROM @sg_thread_graphs g USING idle WHERE g.thread = idle.name");
+      lock_unused_graphs = make(
+          "SELECT 1 FROM @sg_graphs d WHERE NOT EXISTS (SELECT 1 FROM @sg_thread_graphs t WHERE t.graph = d.key)"
+          " FOR UPDATE");
+      drop_unused_graphs = make(
+          "DELETE FROM @sg_graphs d WHERE NOT EXISTS (SELECT 1 FROM @sg_thread_graphs t WHERE t.graph = d.key)");
       written = make(
           "SELECT v.channel, v.previous, v.value FROM @sg_values v JOIN @sg_checkpoints c"
           " ON c.thread = v.thread AND c.id = v.origin WHERE v.thread = $1 AND v.origin = $2 ORDER BY v.channel");
     }
     statement put, parent, put_writes, latest, by_id, list, pending, delete_thread, prune, prune_threads, threads,
         stats;
-    statement put_graph, graph, forget_graph, written;
+    statement put_graph, graph, forget_graph, written, forget_idle_graphs, lock_unused_graphs, drop_unused_graphs;
   };
   static_assert(sizeof(std::uint64_t) * 8 >= 12, "one bit per statement in pg_connection::prepared");
 
@@ -426,6 +447,33 @@ class postgres_store {
       throw;
     }
     pool_.give_back(std::move(c), true);
+  }
+
+  // body() between BEGIN and COMMIT on `c`; rolled back if it throws.
+  template <class Body>
+  std::invoke_result_t<Body&> in_transaction(detail::pg_connection& c, const char* doing, Body body) const {
+    const auto plain = [&](const char* sql) {
+      detail::pg_result r(PQexec(c.handle, sql));
+      check(c, r, doing);
+    };
+    plain("BEGIN");
+    try {
+      auto result = body();
+      plain("COMMIT");
+      return result;
+    } catch (...) {
+      PQclear(PQexec(c.handle, "ROLLBACK"));
+      throw;
+    }
+  }
+  // Removes the descriptions no thread refers to, in the caller's transaction. Their rows are
+  // locked first and the condition read again after, so a put_graph that committed in
+  // between (its thread now refers to one) keeps it, and one that comes after waits and then
+  // writes the description anew.
+  void drop_unused_graphs(detail::pg_connection& c) const {
+    const detail::pg_params none;
+    exec(c, sql_.lock_unused_graphs, none, "removing graph descriptions no thread uses");
+    exec(c, sql_.drop_unused_graphs, none, "removing graph descriptions no thread uses");
   }
 
   // Runs `body(connection, attempt)`; a transient failure is tried again on a healthy

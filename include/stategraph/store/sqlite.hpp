@@ -207,6 +207,7 @@ class sqlite_store {
     cache_.valid = false;
     for (auto* s : {&sql_.delete_writes, &sql_.delete_checkpoints, &sql_.delete_thread, &graph_sql_.forget})
       detail::sqlite_query(*s).bind(thread).run();
+    detail::sqlite_query(graph_sql_.unused).run();
     tx.commit();
     return existed;
   }
@@ -290,6 +291,7 @@ class sqlite_store {
     for (const auto& name : names)
       for (auto* s : {&sql_.delete_writes, &sql_.delete_checkpoints, &sql_.delete_thread, &graph_sql_.forget})
         detail::sqlite_query(*s).bind(name).run();
+    detail::sqlite_query(graph_sql_.unused).run();
     tx.commit();
     return names.size();
   }
@@ -699,10 +701,13 @@ class sqlite_store {
                "SELECT g.description FROM thread_graphs t JOIN graphs g ON g.key = t.graph WHERE t.thread = ?1",
                "reading a thread's graph"),
           forget(db, "DELETE FROM thread_graphs WHERE thread = ?1", "deleting a thread"),
+          unused(db,
+                 "DELETE FROM graphs WHERE NOT EXISTS (SELECT 1 FROM thread_graphs t WHERE t.graph = graphs.key)",
+                 "removing graph descriptions no thread uses"),
           written(db, "SELECT vals FROM checkpoints WHERE" + std::string(detail::sqlite_checkpoint_row_sql),
                   "reading a checkpoint's values") {}
 
-    detail::sqlite_statement insert_graph, insert_thread, read, forget, written;
+    detail::sqlite_statement insert_graph, insert_thread, read, forget, unused, written;
   };
 
   mutable std::mutex mutex_;

@@ -174,13 +174,16 @@ END $$;
 INSERT INTO @sg_store VALUES ('schema_version', 1);
 )sql";
 
-// sg_graphs          a graph's description (JSON the runtime wrote), once per key.
-// sg_thread_graphs   which graph each thread runs. Both are made when missing, so a schema
-//                    made before them gains them on opening; builds that predate them
-//                    ignore them.
+// sg_graphs          a graph's description (JSON the runtime wrote), once per key; kept while
+//                    a thread refers to it (deleting and pruning threads remove the others).
+// sg_thread_graphs   which graph each thread runs; indexed by graph, so that removal finds
+//                    whether a description is still used without reading every thread. All
+//                    are made when missing, so a schema made before them gains them on
+//                    opening; builds that predate them ignore them.
 inline constexpr const char* postgres_graph_tables_sql = R"sql(
 CREATE TABLE IF NOT EXISTS @sg_graphs (key bytea PRIMARY KEY, description bytea NOT NULL);
 CREATE TABLE IF NOT EXISTS @sg_thread_graphs (thread bytea PRIMARY KEY, graph bytea NOT NULL);
+CREATE INDEX IF NOT EXISTS sg_thread_graphs_by_graph ON @sg_thread_graphs (graph);
 )sql";
 
 // A checkpoint and its channels' values in one statement (one snapshot): the header

@@ -75,13 +75,16 @@ PRAGMA application_id = 1397191540;
 )sql";
 static_assert(sqlite_application_id == 1397191540);
 
-// graphs          a graph's description (JSON the runtime wrote), once per key.
-// thread_graphs   which graph each thread runs. Both are made when missing, so files written
-//                 before them open as they were and gain the tables; builds that predate them
-//                 ignore them.
+// graphs          a graph's description (JSON the runtime wrote), once per key; kept while a
+//                 thread refers to it (deleting and pruning threads remove the others).
+// thread_graphs   which graph each thread runs; indexed by graph, so that removal finds
+//                 whether a description is still used without reading every thread. All are
+//                 made when missing, so files written before them open as they were and gain
+//                 them; builds that predate them ignore them.
 inline constexpr const char* sqlite_graph_tables_sql = R"sql(
 CREATE TABLE IF NOT EXISTS graphs (key TEXT PRIMARY KEY, description TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS thread_graphs (thread TEXT PRIMARY KEY, graph TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS thread_graphs_by_graph ON thread_graphs (graph);
 )sql";
 
 // Conditions on checkpoints: the rows of thread ?1 (none if the name has no number), and
