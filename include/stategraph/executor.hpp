@@ -31,8 +31,8 @@ struct pool_options {
   // A step whose tasks are expected to take less than this in all runs inline on the
   // calling thread: waking a worker costs more than such a step saves. Zero: never inline.
   std::chrono::nanoseconds inline_below = std::chrono::microseconds{16};
-  // How long an idle worker polls for the next step before it sleeps: a step that follows
-  // within this time starts without a wake-up call.
+  // How long an idle worker polls for the next step, and a caller for the other threads'
+  // last tasks, before sleeping: what comes within this time needs no wake-up call.
   std::chrono::nanoseconds spin = std::chrono::microseconds{50};
 };
 
@@ -59,12 +59,25 @@ class thread_pool {
 
   template <class F>
   void for_each_task(std::size_t count, F& task) const {
-    if (count <= 1 || shared_->workers.empty()) {
+    auto in_order = [&] {
       for (std::size_t i = 0; i < count; ++i) task(i);
+    };
+    auto on_workers = [&](const auto& dispatch) { dispatch(task); };
+    run_step<F>(count, in_order, on_workers);
+  }
+
+  // One step of `count` tasks, Kind naming the kind of step: either `in_order()` runs the
+  // whole step on this thread, or `on_workers(dispatch)` runs it, `dispatch(task)` handing
+  // the tasks (`task(i)`, i < count) to the pool. A caller whose inline form is cheaper
+  // than its tasks (results built in place, no slots) gives both.
+  template <class Kind, class InOrder, class OnWorkers>
+  void run_step(std::size_t count, InOrder& in_order, OnWorkers& on_workers) const {
+    if (count <= 1 || shared_->workers.empty()) {
+      in_order();
       return;
     }
     pool& p = *shared_;
-    estimate& e = p.estimate_for(reinterpret_cast<const void*>(&trampoline<F>), count);
+    estimate& e = p.estimate_for(&kind_key<Kind>, count);
     const std::uint64_t per_task = e.ns_per_task.load(std::memory_order_relaxed);
     if (per_task != 0 && per_task * count < p.inline_below) {  // known and small: inline
       p.inline_steps.fetch_add(1, std::memory_order_relaxed);
@@ -73,18 +86,18 @@ class thread_pool {
       const std::uint32_t calls = e.calls.load(std::memory_order_relaxed) + 1;
       e.calls.store(calls, std::memory_order_relaxed);
       if (calls % sample_every != 0) {
-        for (std::size_t i = 0; i < count; ++i) task(i);
+        in_order();
         return;
       }
       const auto t0 = clock::now();
-      for (std::size_t i = 0; i < count; ++i) task(i);
+      in_order();
       e.record(clock::now() - t0, count);
       return;
     }
     // Unknown or large: on the workers. A kind of step not seen before goes there too, as
     // before the pool learnt sizes: the caller's share of it is timed for next time.
     p.parallel_steps.fetch_add(1, std::memory_order_relaxed);
-    p.run(count, &trampoline<F>, &task, e);
+    on_workers(dispatch{p, e, count});
   }
 
  private:
@@ -95,6 +108,23 @@ class thread_pool {
   static void trampoline(void* f, std::size_t i) {
     (*static_cast<F*>(f))(i);
   }
+
+  // A distinct address per kind of step: the key of its estimate.
+  template <class Kind>
+  static constexpr char kind_key = 0;
+
+  struct estimate;
+  struct pool;
+  // Hands a step's tasks to the pool (what run_step's on_workers is given).
+  struct dispatch {
+    pool& p;
+    estimate& e;
+    std::size_t count;
+    template <class F>
+    void operator()(F& task) const {
+      p.run(count, &trampoline<F>, &task, e);
+    }
+  };
 
   // What one kind of step's task costs, in nanoseconds (0: not yet known). Relaxed atomics:
   // two threads updating one estimate may lose a sample, never corrupt a decision.
@@ -122,13 +152,18 @@ class thread_pool {
     void* arg;
     std::size_t count;
     std::atomic<std::size_t> next{0};
-    std::size_t done = 0;       // guarded by pool::mutex
-    std::size_t holders = 0;    // workers inside drain(); guarded by pool::mutex
+    std::atomic<std::size_t> completed{0};  // tasks run to their end, by any thread
+    std::size_t done = 0;                   // guarded by pool::mutex
+    std::atomic<std::size_t> holders{0};    // workers inside drain(); changed under pool::mutex
     job* older = nullptr;       // the list of open jobs; guarded by pool::mutex
     job* newer = nullptr;
 
     bool has_work() const noexcept { return next.load(std::memory_order_relaxed) < count; }
-    bool finished() const noexcept { return done == count && holders == 0; }
+    bool finished() const noexcept { return done == count && holders.load(std::memory_order_relaxed) == 0; }
+    // What the caller polls for before it sleeps; the decision is finished(), under the lock.
+    bool looks_finished() const noexcept {
+      return completed.load(std::memory_order_acquire) == count && holders.load(std::memory_order_acquire) == 0;
+    }
   };
 
   struct pool {
@@ -177,6 +212,9 @@ class thread_pool {
       const auto t0 = clock::now();
       std::size_t ran = drain(j);
       if (ran) e.record(clock::now() - t0, ran);
+      // The other threads' last tasks are often microseconds from their end: wait for them
+      // awake, as a sleep and a wake-up cost more.
+      poll_for([&] { return j.looks_finished(); });
       std::unique_lock lock(mutex);
       j.done += ran;
       finished.wait(lock, [&] { return j.finished(); });
@@ -187,7 +225,10 @@ class thread_pool {
 
     static std::size_t drain(job& j) {
       std::size_t ran = 0;
-      for (std::size_t i; (i = j.next.fetch_add(1, std::memory_order_relaxed)) < j.count; ++ran) j.fn(j.arg, i);
+      for (std::size_t i; (i = j.next.fetch_add(1, std::memory_order_relaxed)) < j.count; ++ran) {
+        j.fn(j.arg, i);
+        j.completed.fetch_add(1, std::memory_order_release);
+      }
       return ran;
     }
 
@@ -207,13 +248,14 @@ class thread_pool {
 #endif
     }
 
-    // Polls `posted` for up to `spin` without the lock; true if a job may have come.
-    bool spin_for_work(std::uint64_t seen) const noexcept {
+    // Polls `ready` for up to `spin` without the lock; true if it held.
+    template <class Ready>
+    bool poll_for(const Ready& ready) const noexcept {
       if (spin.count() <= 0) return false;
       const auto until = clock::now() + spin;
       for (;;) {
         for (int i = 0; i < 64; ++i) {
-          if (posted.load(std::memory_order_acquire) != seen) return true;
+          if (ready()) return true;
           relax();
         }
         if (clock::now() >= until) return false;
@@ -227,19 +269,19 @@ class thread_pool {
         if (!j && !stopping) {
           const std::uint64_t seen = posted.load(std::memory_order_acquire);
           lock.unlock();
-          spin_for_work(seen);
+          poll_for([&] { return posted.load(std::memory_order_acquire) != seen; });
           lock.lock();
           ++sleeping;
           wake.wait(lock, [&] { return stopping || (j = open_job()) != nullptr; });
           --sleeping;
         }
         if (stopping) return;
-        ++j->holders;
+        j->holders.fetch_add(1, std::memory_order_relaxed);
         lock.unlock();
         std::size_t ran = drain(*j);
         lock.lock();
         j->done += ran;
-        --j->holders;
+        j->holders.fetch_sub(1, std::memory_order_release);
         if (j->finished()) finished.notify_all();
       }
     }

@@ -79,6 +79,10 @@ struct pool_step_frame {
   std::array<std::exception_ptr, Count> failures{};
 };
 
+// The kind of a fixed step, for the pool's estimate of its size.
+template <std::size_t Step, class... N>
+struct pool_step_kind {};
+
 template <std::size_t K, std::size_t Step, class Frame>
 void run_pool_step_task(Frame& f) {
   try {
@@ -88,33 +92,37 @@ void run_pool_step_task(Frame& f) {
   }
 }
 
-// A step of several nodes of a fixed plan on an executor that runs tasks concurrently
-// (sg::thread_pool, inline when the step is small): every task runs, then the first
-// failure in node order is thrown, as a step on the frontier does, and the results merge
-// in node order as above.
+// A step of several nodes of a fixed plan on sg::thread_pool. Inline (a small step), it is
+// the sequential step. On the workers every task runs, then the first failure in node order
+// is thrown, as a step on the frontier does, and the results merge in node order.
 template <std::size_t Step, class Executor, class S, class Ctx, class... N>
 void fixed_step_on(const Executor& executor, S& state, Ctx& context, const run_config& config, const N&... nodes) {
   if constexpr (sizeof...(N) == 1) {
     fixed_step<Step>(state, context, config, nodes...);
   } else {
-    using nodes_type = std::tuple<const N&...>;
-    using frame = pool_step_frame<S, Ctx, nodes_type, std::tuple<result_slot<node_result_t<N, S, Ctx>>...>,
-                                  sizeof...(N)>;
-    const nodes_type of{nodes...};
-    frame f{state, context, config, of};
-    static constexpr auto tasks = []<std::size_t... K>(std::index_sequence<K...>) {
-      return std::array<void (*)(frame&), sizeof...(N)>{&run_pool_step_task<K, Step, frame>...};
-    }(std::index_sequence_for<N...>{});
-    auto task = [&](std::size_t i) { tasks[i](f); };
-    executor.for_each_task(sizeof...(N), task);
-    for (const auto& failure : f.failures)
-      if (failure) std::rethrow_exception(failure);
-    next_fixed next;
-    no_changes none;
-    std::tuple<> no_sends;
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      barrier<void, false>(state, next, &none, no_sends, std::get<K>(f.slots).get()...);
-    }(std::index_sequence_for<N...>{});
+    // Inline, the step is the sequential one, its results built in place.
+    auto in_order = [&] { fixed_step<Step>(state, context, config, nodes...); };
+    auto on_workers = [&](const auto& dispatch) {
+      using nodes_type = std::tuple<const N&...>;
+      using frame = pool_step_frame<S, Ctx, nodes_type, std::tuple<result_slot<node_result_t<N, S, Ctx>>...>,
+                                    sizeof...(N)>;
+      const nodes_type of{nodes...};
+      frame f{state, context, config, of};
+      static constexpr auto tasks = []<std::size_t... K>(std::index_sequence<K...>) {
+        return std::array<void (*)(frame&), sizeof...(N)>{&run_pool_step_task<K, Step, frame>...};
+      }(std::index_sequence_for<N...>{});
+      auto task = [&](std::size_t i) { tasks[i](f); };
+      dispatch(task);
+      for (const auto& failure : f.failures)
+        if (failure) std::rethrow_exception(failure);
+      next_fixed next;
+      no_changes none;
+      std::tuple<> no_sends;
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        barrier<void, false>(state, next, &none, no_sends, std::get<K>(f.slots).get()...);
+      }(std::index_sequence_for<N...>{});
+    };
+    executor.template run_step<pool_step_kind<Step, N...>>(sizeof...(N), in_order, on_workers);
   }
 }
 
