@@ -100,8 +100,14 @@ struct SG010_sends_to_undeclared_target {
   static constexpr fail<> raised{};
 };
 
+// An array, not a fold: Clang refuses a fold over more than 256 nodes.
 template <class... Nodes>
-using any_marked = std::bool_constant<(detail::marked<Nodes>() || ...)>;
+constexpr bool any_marked_in() {
+  constexpr bool hit[] = {detail::marked<Nodes>()..., false};
+  return stategraph::detail::first_true(hit, sizeof...(Nodes)) < sizeof...(Nodes);
+}
+template <class... Nodes>
+using any_marked = std::bool_constant<any_marked_in<Nodes...>()>;
 
 // What sg::go's conversion takes the size of: a plain type for a declared target, else
 // SG010's diagnostic (which marks the target), instantiated right at the router's return.
