@@ -170,9 +170,11 @@ struct composite_of<composite<S>> {
 template <class T>
 inline constexpr bool is_composite = !std::is_void_v<typename composite_of<T>::type>;
 
+// An array, not a fold: Clang refuses a fold over more than 256 channels.
 template <class S, std::size_t... I>
 constexpr bool any_composite(std::index_sequence<I...>) {
-  return (is_composite<typename state_reflection<S>::template field<I>> || ...);
+  constexpr bool hit[] = {is_composite<typename state_reflection<S>::template field<I>>..., false};
+  return first_true(hit, sizeof...(I)) < sizeof...(I);
 }
 template <class S>
 inline constexpr bool has_composites = any_composite<S>(std::make_index_sequence<state_reflection<S>::size>{});
