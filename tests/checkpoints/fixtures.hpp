@@ -5,6 +5,7 @@
 
 #include <stategraph/checkpoint.hpp>
 #include <stategraph/stategraph.hpp>
+#include <stategraph/store/any.hpp>
 #include <stategraph/store/memory.hpp>
 #include <stategraph/store/sqlite.hpp>
 
@@ -36,22 +37,27 @@ struct temp_db : sg_test::temp_db {  // "sg-durable-..." unless the case names i
   explicit temp_db(std::string_view tag = "durable") : sg_test::temp_db(tag) {}
 };
 
+// A fixture's `store` is an sg::any_store over its own store: an app compiled for one case
+// then serves both stores, and the suite builds one durable app per graph and executor
+// instead of one per store too. tests/stores and the examples use the stores directly.
 struct memory_fixture {
-  using store_type = sg::memory_store;
+  using store_type = sg::any_store;
   static constexpr const char* name = "memory";
-  sg::memory_store store;
+  sg::memory_store inner;
+  sg::any_store store{inner};
 };
 
 struct sqlite_fixture {
-  using store_type = sg::sqlite_store;
+  using store_type = sg::any_store;
   static constexpr const char* name = "sqlite";
   temp_db file;
-  sg::sqlite_store store{file.path()};
+  sg::sqlite_store inner{file.path()};
+  sg::any_store store{inner};
 };
 
 // The stores a templated case runs on. The sanitizer builds (scripts/ci-sanitize.sh) define
 // DURABLE_TEST_SQLITE_ONLY: the durable code is the same for both stores, the memory
-// store's own code is plain containers, and halving the app types halves the build.
+// store's own code is plain containers, and a sanitized run of every case takes long.
 #ifdef DURABLE_TEST_SQLITE_ONLY
 #define DURABLE_FIXTURES durable_test::sqlite_fixture
 #else

@@ -3,6 +3,7 @@
 // fixture needs a server, so its cases build into a binary of their own (SG_TEST_POSTGRES).
 #pragma once
 
+#include <stategraph/store/any.hpp>
 #include <stategraph/store/memory.hpp>
 #include <stategraph/store/sqlite.hpp>
 #include <stategraph/store/store.hpp>
@@ -44,6 +45,18 @@ struct sqlite_fixture {
   std::unique_ptr<sg::sqlite_store> store = open();
 
   std::unique_ptr<sg::sqlite_store> open() const { return std::make_unique<sg::sqlite_store>(file.path()); }
+};
+
+// The SQLite store behind sg::any_store: every case also checks that any_store forwards
+// each call, result and error unchanged.
+struct any_fixture {
+  using store_type = sg::any_store;
+  static constexpr bool shared_backing = true;
+  temp_db file;
+  std::unique_ptr<sg::any_store> store = open();
+  std::unique_ptr<sg::any_store> open() const {
+    return std::make_unique<sg::any_store>(std::make_unique<sg::sqlite_store>(file.path()));
+  }
 };
 
 // A channel of a put, owning its strings so a case reads as a table.
@@ -97,5 +110,5 @@ std::vector<std::int64_t> ids(const Store& s, std::string_view thread, sg::list_
 #include "postgres_fixture.hpp"
 #define STORE_FIXTURES store_test::postgres_fixture
 #else
-#define STORE_FIXTURES store_test::memory_fixture, store_test::sqlite_fixture
+#define STORE_FIXTURES store_test::memory_fixture, store_test::sqlite_fixture, store_test::any_fixture
 #endif
