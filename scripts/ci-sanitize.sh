@@ -10,6 +10,7 @@
 # tsan  under -fsanitize=thread, the cases that start threads (a race needs a second thread):
 #       those of the core features (stategraph_threaded_tests) and of checkpointed runs
 #       (stategraph_checkpoint_threaded_tests), and the store tests.
+# all   both, at the same time (two build directories, two logs shown in turn).
 #
 # Environment: CXX (default: clang++ when installed, else g++), STATEGRAPH_ASAN_BUILD_DIR
 # (default build-asan), STATEGRAPH_TSAN_BUILD_DIR (default build-tsan), SG_FUZZ_SECONDS,
@@ -102,10 +103,31 @@ run_tsan() {
   done
 }
 
+# Both at once: each build ends with one or two long units while a core waits, and the
+# sanitized runs are mostly single-threaded, so the two pipelines fill each other's gaps.
+# Each writes a log of its own, shown whole when it ends.
+run_both() {
+  local logs
+  logs=$(mktemp -d)
+  run_asan >"$logs/asan.log" 2>&1 &
+  local asan_pid=$!
+  run_tsan >"$logs/tsan.log" 2>&1 &
+  local tsan_pid=$!
+  local asan_rc=0 tsan_rc=0
+  wait "$asan_pid" || asan_rc=$?
+  cat "$logs/asan.log"
+  echo "== asan: exit $asan_rc"
+  wait "$tsan_pid" || tsan_rc=$?
+  cat "$logs/tsan.log"
+  echo "== tsan: exit $tsan_rc"
+  rm -rf "$logs"
+  ((asan_rc == 0 && tsan_rc == 0))
+}
+
 case "$mode" in
   asan) run_asan ;;
   tsan) run_tsan ;;
-  all) run_asan && run_tsan ;;
+  all) run_both ;;
   *) echo "usage: $0 [asan|tsan|all]" >&2; exit 2 ;;
 esac
 echo "== $mode: clean"
