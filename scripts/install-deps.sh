@@ -3,7 +3,8 @@
 # Only Debian packages; skips apt entirely when everything is already there.
 #   scripts/install-deps.sh            build + tests (compilers, Boost, range-v3, JSON, doctest, SQLite,
 #                                      libpq and the PostgreSQL server the tests start a cluster of,
-#                                      Chromium for the inspector page's browser test)
+#                                      Chromium for the inspector page's browser test, Graphviz
+#                                      whose dot lays out the inspector's graph)
 #   scripts/install-deps.sh --bench    also Google Benchmark, oneTBB, valgrind, gnuplot
 #   scripts/install-deps.sh --sanitize also Clang's sanitizer runtimes (scripts/ci-sanitize.sh)
 set -euo pipefail
@@ -13,11 +14,11 @@ packages=(
   libboost1.81-dev librange-v3-dev nlohmann-json3-dev doctest-dev
   libsqlite3-dev sqlite3
   libpq-dev postgresql
-  chromium
+  chromium graphviz
 )
 for option in "$@"; do
   case "$option" in
-    --bench) packages+=(libbenchmark-dev libtbb-dev valgrind gnuplot-nox graphviz time) ;;
+    --bench) packages+=(libbenchmark-dev libtbb-dev valgrind gnuplot-nox time) ;;
     # Clang's sanitizer and libFuzzer runtimes: only recommended by clang, which
     # --no-install-recommends leaves out.
     --sanitize) packages+=(libclang-rt-14-dev) ;;

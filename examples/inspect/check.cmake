@@ -1,5 +1,6 @@
 # Runs CMD ARGS (separated by '|') in DIR; passes when the exit code is RC (0, or "nonzero") and the output,
-# stdout then stderr, matches EXPECT. A failure must say so in one line.
+# stdout then stderr, matches EXPECT. A failure must say so in one line. With RC 0, stderr must
+# match EXPECT_ERR when it is given.
 string(REPLACE "|" ";" ARGS "${ARGS}")
 execute_process(COMMAND ${CMD} ${ARGS} WORKING_DIRECTORY ${DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(RC STREQUAL "nonzero")
@@ -19,5 +20,8 @@ else()
   endif()
   if(NOT out MATCHES "${EXPECT}")
     message(FATAL_ERROR "stdout '${out}' does not match '${EXPECT}'")
+  endif()
+  if(DEFINED EXPECT_ERR AND NOT err MATCHES "${EXPECT_ERR}")
+    message(FATAL_ERROR "stderr '${err}' does not match '${EXPECT_ERR}'")
   endif()
 endif()

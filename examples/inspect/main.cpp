@@ -2,7 +2,9 @@
 //
 //   inspect FILE.db                      lists the file's threads
 //   inspect FILE.db THREAD [-o OUT.html] writes THREAD's page (default: THREAD.html)
+//           [--renderer PROGRAM]         lays the graph out with PROGRAM (default: dot; "" for none)
 //
+// Without a working renderer the page lays the graph out itself; a note on stderr says why.
 // Bad input (a missing file, a file that is not a store, an unknown thread, data of a newer
 // format) prints one line on stderr and exits with 1; a wrong command line exits with 2.
 #include <stategraph/inspect.hpp>
@@ -19,7 +21,7 @@ namespace sg = stategraph;
 namespace {
 
 int usage() {
-  std::fprintf(stderr, "usage: inspect FILE.db [THREAD] [-o OUT.html]\n");
+  std::fprintf(stderr, "usage: inspect FILE.db [THREAD] [-o OUT.html] [--renderer PROGRAM]\n");
   return 2;
 }
 
@@ -48,10 +50,14 @@ std::string file_name_for(const std::string& thread) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string file, thread, out;
+  sg::inspector_options options;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-o") {
       if (i + 1 >= args.size()) return usage();
       out = args[++i];
+    } else if (args[i] == "--renderer") {
+      if (i + 1 >= args.size()) return usage();
+      options.graph_renderer = args[++i];
     } else if (args[i] == "-h" || args[i] == "--help") {
       usage();
       return 0;
@@ -83,7 +89,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (out.empty()) out = file_name_for(thread);
-    sg::write_inspector(store, thread, out);
+    const auto graph = sg::write_inspector(store, thread, out, options);
+    if (graph.recorded && !graph.by_renderer)
+      std::fprintf(stderr, "inspect: note: the page lays the graph out itself: %s\n", graph.fallback_reason.c_str());
     std::printf("wrote %s (%zu checkpoints of thread %s)\n", out.c_str(), store.list(thread).size(), thread.c_str());
     return 0;
   } catch (const std::exception& e) {

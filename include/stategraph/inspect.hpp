@@ -3,8 +3,9 @@
 // its checkpoints, and for the selected one the nodes that ran, the step's writes as a diff,
 // the state as a tree, pending writes, failures and interrupts with their payloads.
 //
-// The page needs no network: its script and style are inline, and the graph is laid out by
-// the page itself from the recorded description. Values are embedded as the store's JSON
+// The page needs no network: its script and style are inline, and the graph is an SVG laid
+// out by Graphviz's dot when the page is written (inspector_options::graph_renderer); without
+// a working dot the page lays the graph out itself and says why. Values are embedded as the store's JSON
 // text and parsed only when a checkpoint is selected; each checkpoint carries only the
 // channels it changed (an append channel only its new pieces), so the page grows with what
 // the thread wrote, not with its length times its state.
@@ -12,6 +13,7 @@
 
 #include <stategraph/checkpoint/graph_description.hpp>
 #include <stategraph/checkpoint/json_values.hpp>
+#include <stategraph/detail/inspect_graphviz.hpp>
 #include <stategraph/detail/inspect_page.hpp>
 #include <stategraph/errors.hpp>
 #include <stategraph/store/store.hpp>
@@ -19,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -40,6 +43,21 @@ class inspect_error : public error {
 
 struct inspector_options {
   std::string title{};  // the page's title; the thread's id when empty
+  // The program that lays the graph out, run as `PROGRAM -Tsvg -o OUT.svg IN.dot` (no shell;
+  // looked up on PATH when it names no folder): Graphviz's dot or a program that acts like it.
+  // Empty: the page lays the graph out itself. When the program cannot be started, fails or
+  // writes no SVG, the page lays the graph out itself and shows the reason under it.
+  std::string graph_renderer = "dot";
+  std::chrono::milliseconds graph_renderer_timeout{30'000};  // then the renderer is stopped
+};
+
+// How the page's graph was drawn: what write_inspector returns, so a tool can say why the
+// renderer was not used.
+struct inspector_graph {
+  bool recorded = false;     // the store holds the thread's graph description
+  bool by_renderer = false;  // an SVG of inspector_options::graph_renderer is in the page
+  std::string generator;     // the renderer's own name for itself ("graphviz version …"), if it gave one
+  std::string fallback_reason;  // why the page lays the graph out itself (empty when by_renderer)
 };
 
 namespace detail::inspect {
@@ -165,27 +183,75 @@ inline std::string script_safe(const std::string& json) {
 
 }  // namespace detail::inspect
 
+namespace detail::inspect {
+
+// The graph's SVG by the renderer, or the reason the page draws it; the facts go into the
+// page's data as "drawing".
+inline std::string draw_graph(nlohmann::json& data, const inspector_options& options, inspector_graph& graph) {
+  graph.recorded = data["graph"].is_object();
+  nlohmann::json drawing{{"by", "page"}, {"renderer", options.graph_renderer}};
+  std::string svg;
+  if (!graph.recorded) {
+    drawing["reason"] = "";  // the page says that no description was recorded
+  } else if (options.graph_renderer.empty()) {
+    graph.fallback_reason = "no renderer was asked for (inspector_options::graph_renderer is empty)";
+  } else {
+    try {
+      auto dot = dot_of_description(data["graph"]);
+      auto r = render_svg(options.graph_renderer, dot.text, options.graph_renderer_timeout);
+      if (r.problem.empty()) {
+        svg = std::move(r.svg);
+        graph.by_renderer = true;
+        graph.generator = r.generator;
+        drawing["by"] = options.graph_renderer;
+        drawing["generator"] = r.generator;
+        drawing["ids"] = std::move(dot.ids);
+      } else {
+        graph.fallback_reason = std::move(r.problem);
+      }
+    } catch (const nlohmann::json::exception& e) {
+      graph.fallback_reason = std::string("the graph description could not be turned into DOT (") + e.what() + ")";
+    }
+  }
+  if (!graph.fallback_reason.empty()) drawing["reason"] = graph.fallback_reason;
+  data["drawing"] = std::move(drawing);
+  return svg;
+}
+
+template <class Store>
+std::string page(const Store& store, std::string_view thread, const inspector_options& options,
+                 inspector_graph& graph) {
+  auto data = thread_data(store, thread, options);
+  const std::string svg = draw_graph(data, options, graph);
+  const std::string json = script_safe(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  std::string html(page_head);
+  html += svg;
+  html += page_middle;
+  html += json;
+  html += page_tail;
+  return html;
+}
+
+}  // namespace detail::inspect
+
 // The page as text.
 template <checkpoint_store Store>
 std::string inspector_html(const Store& store, std::string_view thread, const inspector_options& options = {}) {
-  const auto data = detail::inspect::thread_data(store, thread, options);
-  const std::string json =
-      detail::inspect::script_safe(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  std::string page(detail::inspect::page_head);
-  page += json;
-  page += detail::inspect::page_tail;
-  return page;
+  inspector_graph graph;
+  return detail::inspect::page(store, thread, options, graph);
 }
 
 // Writes the page to `path` (replacing it). Nothing is written when the thread cannot be shown.
 template <checkpoint_store Store>
-void write_inspector(const Store& store, std::string_view thread, const std::filesystem::path& path,
-                     const inspector_options& options = {}) {
-  const std::string page = inspector_html(store, thread, options);
+inspector_graph write_inspector(const Store& store, std::string_view thread, const std::filesystem::path& path,
+                                const inspector_options& options = {}) {
+  inspector_graph graph;
+  const std::string page = detail::inspect::page(store, thread, options, graph);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(page.data(), static_cast<std::streamsize>(page.size()));
   out.close();
   if (!out) throw error("stategraph: could not write the inspector page to '" + path.string() + "'");
+  return graph;
 }
 
 }  // namespace stategraph

@@ -1,9 +1,13 @@
-// The inspector page's HTML, style and script (<stategraph/inspect.hpp> puts the thread's
-// data between page_head and page_tail). Plain DOM and SVG, no library: the page must open
-// offline from a header-only library, so nothing can be fetched or bundled at build time.
+// The inspector page's HTML, style and script (<stategraph/inspect.hpp> puts the graph's SVG
+// between page_head and page_middle, the thread's data between page_middle and page_tail).
+// Plain DOM, no library: the page must open offline. The graph comes laid out by Graphviz's
+// dot; the layered layout below is the fallback for a machine without dot.
 //
-// What a test or a person can rely on: #graph g.node[data-name] (class "ran" for the nodes
-// of the selected step, "next" for those scheduled after it), #timeline[data-count] and its
+// What a test or a person can rely on: #graph[data-drawn-by] ("page" or the renderer) and
+// its note #graph-note; #graph g.node[data-name][data-kind] (in dot's SVG, the node whose
+// <title> is the vertex's DOT id; class "ran" for the nodes of the selected step, "next" for
+// those scheduled after it, "failed" for those whose task failed in the step from it),
+// #timeline[data-count] and its
 // rows .row[data-id], #writes .write (one per changed path), #interrupts .interrupt,
 // #failures .failure, #pending .pending, #state (the tree). `#cp=<id>` in the address
 // selects a checkpoint; the arrow keys move through the timeline.
@@ -25,20 +29,24 @@ header .sub { color:var(--muted); }
 main { display:grid; grid-template-columns:minmax(360px, 44%) 1fr; height:calc(100vh - 40px); }
 #left { border-right:1px solid var(--line); display:flex; flex-direction:column; min-height:0; }
 #graph { flex:0 0 auto; max-height:55%; overflow:auto; padding:6px; border-bottom:1px solid var(--line); }
-#graph svg { display:block; margin:auto; }
+#graph svg { display:block; margin:auto; max-width:100%; height:auto; }
+#graph .note { color:var(--muted); font-size:11px; text-align:center; margin-top:2px; }
+#graph .node.ran path, #graph .node.ran polygon, #graph .node.ran ellipse { fill:var(--ran); stroke:#b36b00; stroke-width:2; }
+#graph .node.next path, #graph .node.next polygon, #graph .node.next ellipse { stroke:var(--next); stroke-width:3; stroke-dasharray:5 3; }
 #graph .node rect { fill:var(--node); stroke:var(--edge); rx:7; }
 #graph .node.pseudo rect { fill:#fff; rx:14; }
 #graph .node.join rect { fill:#333; stroke:#333; rx:1; }
 #graph .node.ran rect { fill:var(--ran); stroke:#b36b00; stroke-width:2; }
 #graph .node.next rect { stroke:var(--next); stroke-width:3; stroke-dasharray:5 3; }
-#graph .node text { font-size:12px; text-anchor:middle; dominant-baseline:central; pointer-events:none; }
-#graph .edge { fill:none; stroke:#333; stroke-width:1.2; }
-#graph .edge.branch { stroke-dasharray:6 4; }
-#graph .edge.goto { stroke-dasharray:2 3; }
-#graph .edge.send { stroke-width:2.4; }
-#graph .elabel { font-size:10px; fill:var(--muted); }
-#graph .stage { fill:none; stroke:#8a8a8a; stroke-dasharray:4 3; rx:10; }
-#graph .stagelabel { font-size:11px; fill:#8a8a8a; }
+#graph .node.failed rect, #graph .node.failed path, #graph .node.failed polygon { fill:#fbe1e1; stroke:#c0392b; stroke-width:3; }
+#graph svg.layout .node text { font-size:12px; text-anchor:middle; dominant-baseline:central; pointer-events:none; }
+#graph svg.layout .edge { fill:none; stroke:#333; stroke-width:1.2; }
+#graph svg.layout .edge.branch { stroke-dasharray:6 4; }
+#graph svg.layout .edge.goto { stroke-dasharray:2 3; }
+#graph svg.layout .edge.send { stroke-width:2.4; }
+#graph svg.layout .elabel { font-size:10px; fill:var(--muted); }
+#graph svg.layout .stage { fill:none; stroke:#8a8a8a; stroke-dasharray:4 3; rx:10; }
+#graph svg.layout .stagelabel { font-size:11px; fill:#8a8a8a; }
 #tlhead { padding:6px 10px; color:var(--muted); border-bottom:1px solid var(--line); }
 #timeline { flex:1 1 auto; overflow-y:auto; position:relative; min-height:120px; outline:none; }
 #timeline .spacer { position:relative; }
@@ -75,7 +83,9 @@ code { font-family:ui-monospace, Menlo, Consolas, monospace; }
 </style></head><body>
 <header><h1 id="title">stategraph inspector</h1><span class="sub" id="subtitle"></span></header>
 <main>
-<div id="left"><div id="graph"></div><div id="tlhead"></div><div id="timeline" tabindex="0"><div class="spacer"></div></div></div>
+<div id="left"><div id="graph">)sgpage";
+
+inline constexpr const char* page_middle = R"sgpage(</div><div id="tlhead"></div><div id="timeline" tabindex="0"><div class="spacer"></div></div></div>
 <div id="right">
 <div id="selected"></div>
 <h2>Writes of this step <span class="count" id="writes-count"></span></h2><div id="writes"></div>
@@ -190,10 +200,36 @@ function diff(a, b, path, out) {
 // ---- the graph --------------------------------------------------------------------------
 const CONTROL = new Set(["edge", "branch", "goto", "send", "join_in", "join_out"]);
 let nodeEls = new Map();
+function note(box, text) { const n = el("div", "note", text); n.id = "graph-note"; box.appendChild(n); }
+// The SVG dot drew: each node's <title> is its DOT id, mapped back to the description's vertex.
+function adoptSvg(box, g, drawing) {
+  const byId = new Map();
+  (drawing.ids || []).forEach((id, i) => { if (id) byId.set(id, g.vertices[i]); });
+  for (const grp of box.querySelectorAll("svg g.node")) {
+    const t = grp.querySelector(":scope > title"), v = t && byId.get(t.textContent);
+    if (!v) continue;
+    grp.dataset.name = v.kind === "join" ? "join:" + v.name : v.name;
+    grp.dataset.kind = v.kind;
+    if (v.kind === "node") nodeEls.set(v.name, grp);
+  }
+  box.dataset.drawnBy = drawing.by;
+  note(box, "laid out by " + (drawing.generator || drawing.by));
+  // A graph a little taller than its box is shrunk to fit; a much taller one scrolls instead.
+  const s = box.querySelector("svg"), h = s.height.baseVal.value, w = s.width.baseVal.value;
+  const room = (window.innerHeight - 40) * 0.55 - 34;
+  if (h > room && room / h >= 0.5) { s.style.height = room + "px"; s.style.width = (w * room) / h + "px"; }
+}
 function drawGraph() {
   const box = document.getElementById("graph");
-  const g = DATA.graph;
-  if (!g) { box.appendChild(el("div", "empty", "This store holds no description of the thread's graph (written before graphs were recorded).")); return; }
+  const g = DATA.graph, drawing = DATA.drawing || { by: "page" };
+  if (!g) { box.dataset.drawnBy = "none"; box.appendChild(el("div", "empty", "This store holds no description of the thread's graph (written before graphs were recorded).")); return; }
+  if (drawing.by !== "page" && box.querySelector("svg")) { adoptSvg(box, g, drawing); return; }
+  box.dataset.drawnBy = "page";
+  layOut(box, g);
+  note(box, "laid out by the page: " + (drawing.reason || "no renderer's drawing in the page"));
+}
+// The fallback: a layered layout, long edges routed through a virtual vertex per layer.
+function layOut(box, g) {
   const verts = [];
   const index = new Map();
   g.vertices.forEach((v, i) => { if (v.kind !== "channel") { index.set(i, verts.length); verts.push({ i, kind: v.kind, name: v.name, stage: v.stage }); } });
@@ -241,7 +277,7 @@ function drawGraph() {
   const xy = new Array(N);
   layers.forEach((row, r) => { if (!row) return; let x = (maxW - rowWidth(row)) / 2 + 30; for (const v of row) { xy[v] = { x: x + width(v) / 2, y: 24 + r * ROW + H / 2, w: width(v), h: virt[v] ? 0 : verts[v].kind === "join" ? 8 : H }; x += width(v) + GAP; } });
   const W = maxW + 120, Ht = 24 + layers.length * ROW;
-  const root = svg("svg", { width: W, height: Ht, viewBox: "0 0 " + W + " " + Ht, role: "img" });
+  const root = svg("svg", { class: "layout", width: W, height: Ht, viewBox: "0 0 " + W + " " + Ht, role: "img" });
   const defs = svg("defs", {});
   const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
   marker.appendChild(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#333" }));
@@ -373,7 +409,10 @@ function select(i, scroll) {
   if (scroll) { const top = i * ROW_H; if (top < tl.scrollTop || top + ROW_H > tl.scrollTop + tl.clientHeight) tl.scrollTop = top - tl.clientHeight / 2; }
   renderRows();
   if (location.hash !== "#cp=" + c.id) history.replaceState(null, "", "#cp=" + c.id);
-  for (const [name, g] of nodeEls) { g.classList.toggle("ran", ran.includes(name)); g.classList.toggle("next", next.includes(name)); }
+  for (const [name, g] of nodeEls) {
+    g.classList.toggle("ran", ran.includes(name)); g.classList.toggle("next", next.includes(name));
+    g.classList.toggle("failed", f.failures.some((x) => x.node === name));
+  }
   const sel = document.getElementById("selected");
   sel.replaceChildren();
   sel.append(el("h2", "", "Checkpoint #" + c.id + " · step " + c.step + " · " + c.source));
