@@ -240,6 +240,49 @@ TEST_CASE_TEMPLATE("an interrupt in an async step keeps its coroutines' results;
   CHECK(trail(app, async) == trail(app, sync));
 }
 
+// The id of the checkpoint at `step` in a thread's history.
+template <class App>
+std::int64_t at_step(const App& app, const sg::thread_id& thread, std::int64_t step) {
+  for (const auto& s : app.history(thread))
+    if (s.step == step) return s.checkpoint_id;
+  return 0;
+}
+
+TEST_CASE_TEMPLATE("async forks, partial inputs and resumes from a checkpoint equal the synchronous ones", F,
+                   DURABLE_FIXTURES) {
+  F f;
+  const auto app = sg::compile<loop>(sg::with_store(f.store));
+  pace p;
+  const sg::thread_id sync{"sync"}, async{"async"};
+  app.invoke(State{}, sync, p);
+  run_async(app.async_invoke(State{}, async, p));
+
+  // A partial input appends to the log and runs from start once more (n is 4: think, then end).
+  const State partial = app.invoke(sg::write<&State::log>(std::string("user")), sync, p);
+  CHECK(partial.log.at(9) == "user");
+  CHECK(partial.log.at(10) == "think4");
+  CHECK(run_async(app.async_invoke(sg::write<&State::log>(std::string("user")), async, p)).log == partial.log);
+  CHECK(trail(app, async) == trail(app, sync));
+
+  // A fork from the checkpoint of step 2, with a whole input.
+  const State fork = app.invoke(State{}, sync, sg::checkpoint_id{at_step(app, sync, 2)}, p);
+  CHECK(run_async(app.async_invoke(State{}, async, sg::checkpoint_id{at_step(app, async, 2)}, p)).log == fork.log);
+  CHECK(trail(app, async) == trail(app, sync));
+
+  // A fork with a partial input, from the checkpoint of step 4.
+  const State partial_fork =
+      app.invoke(sg::write<&State::n>(10), sync, sg::checkpoint_id{at_step(app, sync, 4)}, p);
+  CHECK(partial_fork.n == 13);  // 2 + 10, then think once more
+  CHECK(run_async(app.async_invoke(sg::write<&State::n>(10), async, sg::checkpoint_id{at_step(app, async, 4)}, p))
+            .log == partial_fork.log);
+  CHECK(trail(app, async) == trail(app, sync));
+
+  // Checkpoint 3's next nodes run again, as a new branch.
+  const State again = app.resume(sync, sg::checkpoint_id{at_step(app, sync, 3)}, p);
+  CHECK(run_async(app.async_resume(async, sg::checkpoint_id{at_step(app, async, 3)}, p)).log == again.log);
+  CHECK(trail(app, async) == trail(app, sync));
+}
+
 TEST_CASE_TEMPLATE("invoke_stoppable on a thread stops before a step; resume finishes the run", F,
                    DURABLE_FIXTURES) {
   F f;

@@ -14,6 +14,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -37,11 +38,39 @@ struct async_durable_runs {
 
   // ---- entry points ----------------------------------------------------------------------
 
+  // As invoke: a whole or a partial input onto the thread's latest state, or (given a
+  // checkpoint id) onto that checkpoint's, as a fork.
   template <class... Tail>
   static awaitable<S> invoke(const Durable& app, S input, const thread_id& thread, Tail&&... tail) {
     return with_tail(
         [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
-          return run_input<Ctx>(app, std::move(input), thread, context, config, options);
+          return run_input<Ctx>(app, std::move(input), thread, std::nullopt, context, config, options);
+        },
+        std::forward<Tail>(tail)...);
+  }
+  template <class... Tail>
+  static awaitable<S> invoke(const Durable& app, S input, const thread_id& thread, checkpoint_id from,
+                             Tail&&... tail) {
+    return with_tail(
+        [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
+          return run_input<Ctx>(app, std::move(input), thread, from, context, config, options);
+        },
+        std::forward<Tail>(tail)...);
+  }
+  template <class... E, class... Tail>
+  static awaitable<S> invoke(const Durable& app, patch<E...> input, const thread_id& thread, Tail&&... tail) {
+    return with_tail(
+        [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
+          return run_input<Ctx>(app, std::move(input), thread, std::nullopt, context, config, options);
+        },
+        std::forward<Tail>(tail)...);
+  }
+  template <class... E, class... Tail>
+  static awaitable<S> invoke(const Durable& app, patch<E...> input, const thread_id& thread, checkpoint_id from,
+                             Tail&&... tail) {
+    return with_tail(
+        [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
+          return run_input<Ctx>(app, std::move(input), thread, from, context, config, options);
         },
         std::forward<Tail>(tail)...);
   }
@@ -56,6 +85,15 @@ struct async_durable_runs {
           return run_resume<Ctx>(app, thread, reply{}, context, config, options);
         },
         std::forward<First>(first), std::forward<Tail>(tail)...);
+  }
+  // An older checkpoint's next nodes run again, as a new branch of history.
+  template <class... Tail>
+  static awaitable<S> resume(const Durable& app, const thread_id& thread, checkpoint_id from, Tail&&... tail) {
+    return with_tail(
+        [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
+          return run_resume<Ctx>(app, thread, reply{.from = from}, context, config, options);
+        },
+        std::forward<Tail>(tail)...);
   }
   // The pending interrupts answered: one by value, or each by id (sg::answers).
   template <class V, class... Tail>
@@ -78,26 +116,44 @@ struct async_durable_runs {
 
   // Each takes its arguments by value: the coroutine outlives the call that made it. The
   // app, the context and the store must outlive the co_await.
-  template <class Ctx>
-  static awaitable<S> run_input(const Durable& app, S input, thread_id thread, Ctx* given, run_config config,
-                                async_options options) {
-    run_context own;
-    Ctx& context = pick(given, own);
-    const auto running = app.claim(thread.value);
-    runner r(app, thread.value, config.durability);
-    if (!r.resume_cached()) {
-      auto latest = app.store_->get(thread.value);
-      if (latest) r.load(*latest);
+  template <class Ctx, class In>
+  static awaitable<S> run_input(const Durable& app, In input, thread_id thread, std::optional<checkpoint_id> from,
+                                Ctx* given, run_config config, async_options options) {
+    constexpr bool whole = std::is_same_v<In, S>;
+    if constexpr (!input_fits<In>()) {
+      co_return S{};  // SG014 has printed its diagnostic
+    } else {
+      run_context own;
+      Ctx& context = pick(given, own);
+      const auto running = app.claim(thread.value);
+      runner r(app, thread.value, config.durability);
+      const auto apply = [&](checkpoint_source source, std::int64_t parent) {
+        if constexpr (whole)
+          r.apply_input(std::move(input), source, parent);
+        else
+          r.apply_partial(std::move(input), source, parent);
+      };
+      if (from) {
+        r.load(app.fetch(thread, *from));
+        apply(checkpoint_source::fork, from->value);
+      } else {
+        if (!whole || !r.resume_cached()) {
+          auto latest = app.store_->get(thread.value);
+          if (latest) r.load(*latest);
+        }
+        apply(checkpoint_source::input, r.loaded_id());
+      }
+      S out = co_await drive(app, r, context, config, options, false);
+      if (whole && !from) r.keep_head();
+      co_return out;
     }
-    r.apply_input(std::move(input), checkpoint_source::input, r.loaded_id());
-    S out = co_await drive(app, r, context, config, options, false);
-    r.keep_head();
-    co_return out;
   }
-  // What a resume answers: nothing, the one pending interrupt (JSON text), or several by id.
+  // What a resume answers: nothing, the one pending interrupt (JSON text), or several by id;
+  // or the older checkpoint it forks from.
   struct reply {
-    std::optional<std::string> one;
-    std::optional<answers> by_id;
+    std::optional<std::string> one{};
+    std::optional<answers> by_id{};
+    std::optional<checkpoint_id> from{};
   };
   template <class Ctx>
   static awaitable<S> run_resume(const Durable& app, thread_id thread, reply answered, Ctx* given, run_config config,
@@ -106,6 +162,14 @@ struct async_durable_runs {
     Ctx& context = pick(given, own);
     const auto running = app.claim(thread.value);
     runner r(app, thread.value, config.durability);
+    if (answered.from) {
+      r.load(app.fetch(thread, *answered.from));
+      if constexpr (Durable::has_subgraphs)
+        r.fork_with_pending(answered.from->value, true);  // as resume(thread, from)
+      else
+        r.fork_here(answered.from->value);
+      co_return co_await drive(app, r, context, config, options, true);
+    }
     r.load(app.fetch_latest(thread));
     r.load_pending();
     if (answered.one) {
@@ -202,6 +266,13 @@ struct async_durable_runs {
   }
 
  private:
+  template <class In>
+  static constexpr bool input_fits() {
+    if constexpr (std::is_same_v<In, S>)
+      return true;
+    else
+      return rules::check_partial_input<S, In>();
+  }
   template <class Ctx>
   static Ctx& pick(Ctx* given, run_context& own) {
     if constexpr (std::is_same_v<Ctx, run_context>)
