@@ -1,11 +1,14 @@
 // Checkpointed async runs (opt-in): a durable app's steps awaited on an Asio executor,
-// `co_await app.async_invoke(input, thread[, ctx][, run_config][, sg::async_options])` and
-// `co_await app.async_resume(thread[, value or sg::answers][, ctx][, ...])`. They put the same
-// checkpoints as invoke and resume: each step is sg::async_step's, with the durable runner as
-// its observer. The store is called inline, on the run's thread, between steps (a commit
-// blocks that thread for the store's put; durability::async moves the put to the app's
-// commit thread). A step that fails, is cancelled or passes the deadline commits nothing of
-// its checkpoint, so the thread resumes from the last one.
+// `co_await app.async_invoke(input, thread[, checkpoint_id][, ctx][, run_config][,
+// sg::async_options])` and `co_await app.async_resume(thread[, checkpoint_id, value or
+// sg::answers][, ctx][, ...])`. They put the same checkpoints as invoke and resume: each step
+// is the async step of <stategraph/asio.hpp>, with the durable runner as its observer. The
+// store is called inline, on the run's thread, between steps (a commit blocks that thread for
+// the store's put; durability::async moves the put to the app's commit thread). A step that
+// is cancelled or passes the deadline writes nothing, so the thread resumes from the last
+// checkpoint; one that fails is recorded as invoke records it. A coroutine node cannot call
+// sg::interrupt here: its answers are found through a per-thread scope, which a suspended
+// coroutine does not keep.
 #pragma once
 
 #include <stategraph/asio.hpp>
