@@ -211,6 +211,17 @@ TEST_CASE_TEMPLATE("a cancelled async step commits nothing; the thread resumes t
   p.slow_at = -1;
   CHECK(run_async(app.async_resume(again, p)).log == uninterrupted);
   CHECK(trail(app, again) == whole);
+
+  // A run deadline that passes in the slow step: the same, with sg::deadline_error.
+  p.slow_at = 2;
+  const sg::thread_id late{"late"};
+  CHECK_THROWS_AS(run_async(app.async_invoke(State{}, late, p, sg::async_options{.deadline = 500ms})),
+                  sg::deadline_error);
+  CHECK(app.get_state(late)->step == 4);
+  CHECK_FALSE(app.get_state(late)->failed);
+  p.slow_at = -1;
+  CHECK(app.resume(late, p).log == uninterrupted);
+  CHECK(trail(app, late) == whole);
 }
 
 TEST_CASE_TEMPLATE("an interrupt in an async step keeps its coroutines' results; async_resume answers it", F,
