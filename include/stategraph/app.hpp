@@ -963,24 +963,26 @@ class app {
     if (at.step >= config.recursion_limit) over_limit(config, at.step, at.active);
     using frame_t = frame<Ctx, Observer>;
     frame_t f{*this, state, context, config, at.sends, observer};
-    if constexpr (Observer::persists) {
-      // Kept results are restored here, on the calling thread, before any task runs: one
-      // that cannot be restored refuses the whole step with nothing run.
-      detail::for_each_index<A::size>([&]<std::size_t I>() {
-        if constexpr (plain_t<I, Ctx>::value)
-          if (at.active.test(I)) {
-            if (observer.template restore<I>(detail::slot_at<I>(f.results))) {
-              f.restored.set(I);
-            } else if (observer.waits(I)) {  // its interrupt is unanswered: it stays paused
-              f.restored.set(I);
-              f.failures[I] = detail::unanswered_interrupt();
-            }
-          }
-      });
-      if constexpr (has_sends) restore_sends(f);
-    }
+    if constexpr (Observer::persists) restore_kept(at, f);
     run_tasks<Ctx, Observer>(at.active, f);
     return finish_step(state, at, f, observer);
+  }
+  // Kept results are restored before any task runs, on the calling thread: one that cannot be
+  // restored refuses the whole step with nothing run. (An async run's step calls it too.)
+  template <class Ctx, class Observer>
+  static void restore_kept(const position_type& at, frame<Ctx, Observer>& f) {
+    detail::for_each_index<A::size>([&]<std::size_t I>() {
+      if constexpr (plain_t<I, Ctx>::value)
+        if (at.active.test(I)) {
+          if (f.observer.template restore<I>(detail::slot_at<I>(f.results))) {
+            f.restored.set(I);
+          } else if (f.observer.waits(I)) {  // its interrupt is unanswered: it stays paused
+            f.restored.set(I);
+            f.failures[I] = detail::unanswered_interrupt();
+          }
+        }
+    });
+    if constexpr (has_sends) restore_sends(f);
   }
   // What follows a step's tasks (the general step's, or an async run's): its failures, then
   // the barrier and the next frontier.

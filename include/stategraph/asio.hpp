@@ -169,10 +169,11 @@ struct async_runs {
   using S = typename App::state_type;
   using A = typename App::analysis_type;
   using position = typename App::position_type;
-  template <class Ctx>
-  using frame_t = typename App::template frame<Ctx, quiet>;
-  template <class Ctx>
-  using entry = awaitable<void> (*)(frame_t<Ctx>&, std::size_t);  // a coroutine task (send index)
+  // Observer: quiet, or a checkpointed run's (<stategraph/checkpoint/asio.hpp>).
+  template <class Ctx, class Observer = quiet>
+  using frame_t = typename App::template frame<Ctx, Observer>;
+  template <class Ctx, class Observer = quiet>
+  using entry = awaitable<void> (*)(frame_t<Ctx, Observer>&, std::size_t);  // a coroutine task (send index)
 
   // ---- entry points ----------------------------------------------------------------------
 
@@ -238,8 +239,8 @@ struct async_runs {
 
   // ---- one step --------------------------------------------------------------------------
 
-  template <std::size_t I, class Ctx>
-  static awaitable<void> node_coroutine(frame_t<Ctx>& f, std::size_t) {
+  template <std::size_t I, class Ctx, class Observer = quiet>
+  static awaitable<void> node_coroutine(frame_t<Ctx, Observer>& f, std::size_t) {
     try {
       detail::slot_at<I>(f.results).emplace(
           co_await async_call(detail::slot_at<I>(f.self.nodes_), f.state, f.context, f.config));
@@ -247,8 +248,8 @@ struct async_runs {
       f.failures[I] = std::current_exception();
     }
   }
-  template <std::size_t I, class Ctx>
-  static awaitable<void> send_coroutine(frame_t<Ctx>& f, std::size_t k) {
+  template <std::size_t I, class Ctx, class Observer = quiet>
+  static awaitable<void> send_coroutine(frame_t<Ctx, Observer>& f, std::size_t k) {
     auto& slot = detail::slot_at<I>(f.sent)[k];
     try {
       slot.result.emplace(
@@ -265,25 +266,40 @@ struct async_runs {
 
   // Runs one step: plain nodes inline, coroutine nodes concurrently (at most
   // max_concurrency at once), then the barrier. A cancelled or expired step cancels its
-  // coroutines, waits for them, and throws with nothing merged.
-  template <class Ctx>
+  // coroutines, waits for them, and throws with nothing merged. A persisting observer (a
+  // checkpointed run) restores kept results first: those tasks do not run again.
+  template <class Ctx, class Observer = quiet>
   static awaitable<bool> step(const App& app, S& state, position& at, Ctx& context, const run_config& config,
-                              const async_options& options, boost::asio::steady_timer* deadline) {
+                              const async_options& options, boost::asio::steady_timer* deadline,
+                              Observer* given = nullptr) {
     if (!at.any()) co_return false;
     if (at.step >= config.recursion_limit) App::over_limit(config, at.step, at.active);
     const std::size_t step_no = at.step + 1;
     quiet q;
-    frame_t<Ctx> f{app, state, context, config, at.sends, q};
+    Observer& observer = [&]() -> Observer& {
+      if constexpr (std::is_same_v<Observer, quiet>)
+        return given ? *given : q;
+      else
+        return *given;
+    }();
+    frame_t<Ctx, Observer> f{app, state, context, config, at.sends, observer};
+    if constexpr (Observer::persists) App::restore_kept(at, f);
+    auto kept = [&](std::size_t i) {
+      if constexpr (Observer::persists)
+        return f.restored.test(i);
+      else
+        return false;
+    };
 
     // The step's tasks in node order; the coroutine ones, with their entries.
     boost::container::small_vector<task, 8> plain;
-    boost::container::small_vector<std::pair<task, entry<Ctx>>, 8> coroutines;
+    boost::container::small_vector<std::pair<task, entry<Ctx, Observer>>, 8> coroutines;
     for_each_index<A::size>([&]<std::size_t I>() {
       using N = typename App::template node_t<I>;
       if constexpr (App::template plain_t<I, Ctx>::value) {
-        if (at.active.test(I)) {
+        if (at.active.test(I) && !kept(I)) {
           if constexpr (is_coroutine_call<N, S, Ctx>)
-            coroutines.push_back({task{I, none}, &node_coroutine<I, Ctx>});
+            coroutines.push_back({task{I, none}, &node_coroutine<I, Ctx, Observer>});
           else
             plain.push_back(task{I, none});
         }
@@ -292,10 +308,12 @@ struct async_runs {
         using Q = typename App::template queue_t<I>;
         if constexpr (!std::is_same_v<Q, no_queue>) {
           const auto& queue = std::get<I>(at.sends);
-          detail::slot_at<I>(f.sent).resize(queue.size());
+          auto& slots = detail::slot_at<I>(f.sent);
+          slots.resize(queue.size());
           for (std::size_t k = 0; k < queue.size(); ++k) {
+            if (Observer::persists && (slots[k].result || slots[k].failure)) continue;  // restored, or paused
             if constexpr (is_coroutine_call<N, S, Ctx, typename Q::value_type>)
-              coroutines.push_back({task{I, k}, &send_coroutine<I, Ctx>});
+              coroutines.push_back({task{I, k}, &send_coroutine<I, Ctx, Observer>});
             else
               plain.push_back(task{I, k});
           }
@@ -344,16 +362,25 @@ struct async_runs {
       };
       launch_more();
       // The plain tasks run here, while the coroutines wait for this one to suspend.
+      auto run_plain = [&](std::size_t i) {
+        try {
+          App::template task_table<Ctx>[i](app.node_at(i), state, context, config,
+                                           App::template result_at<Ctx>(f.results, i), nullptr);
+        } catch (...) {
+          f.failures[i] = std::current_exception();
+        }
+      };
       for (const task& t : plain) {
         if (t.send == none) {
-          try {
-            App::template task_table<Ctx>[t.node](app.node_at(t.node), state, context, config,
-                                                  App::template result_at<Ctx>(f.results, t.node), nullptr);
-          } catch (...) {
-            f.failures[t.node] = std::current_exception();
+          if constexpr (Observer::persists) {  // where sg::interrupt finds the node's answers
+            task_scope scope{t.node, observer.resume_values(t.node), 0, observer.child_run(t.node)};
+            task_scope_guard guard(&scope);
+            run_plain(t.node);
+          } else {
+            run_plain(t.node);
           }
         } else {
-          send_table<Ctx>[t.node](f, t.send);
+          send_table<Ctx, Observer>[t.node](f, t.send);
         }
       }
 
@@ -391,7 +418,7 @@ struct async_runs {
       for_each_index<A::size>([&]<std::size_t I>() {
         if (!std::get<I>(at.sends).empty()) ran.set(I);
       });
-    app.template finish_step<Ctx, quiet, false>(state, at, f, q);
+    app.template finish_step<Ctx, Observer, false>(state, at, f, observer);
     for (std::size_t b = 0; b < A::branch_count; ++b) {
       if (!ran.test(App::branch_sources[b])) continue;
       if (route_coroutines[b])
@@ -492,9 +519,10 @@ struct async_runs {
     return names;
   }
 
-  template <class Ctx>
+  template <class Ctx, class Observer = quiet>
   static constexpr auto send_table = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<void (*)(frame_t<Ctx>&, std::size_t), A::size>{&App::template run_send_task<I, Ctx, quiet>...};
+    return std::array<void (*)(frame_t<Ctx, Observer>&, std::size_t), A::size>{
+        &App::template run_send_task<I, Ctx, Observer>...};
   }
   (std::make_index_sequence<A::size>{});
 };

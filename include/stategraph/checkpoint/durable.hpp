@@ -9,6 +9,7 @@
 #include <stategraph/checkpoint/long_threads.hpp>
 #include <stategraph/checkpoint/writer.hpp>
 #include <stategraph/run.hpp>
+#include <stategraph/stop.hpp>
 #include <stategraph/store/store.hpp>
 #include <stategraph/subgraph.hpp>
 
@@ -412,10 +413,18 @@ concept subgraph_node = requires(const N& n) {
 };
 }  // namespace detail
 
+namespace detail {
+// The seam to checkpointed async runs: declared here, defined by <stategraph/checkpoint/asio.hpp>.
+template <class Durable>
+struct async_durable_runs;
+}  // namespace detail
+
 template <class App, class Store, class Before, class After>
 class durable_app {
   template <class, class, class, class>
   friend class durable_app;  // a parent runs its subgraphs' checkpointed runs
+  template <class>
+  friend struct detail::async_durable_runs;  // awaits the runner's steps
 
  public:
   using state_type = typename App::state_type;
@@ -649,6 +658,44 @@ class durable_app {
     r.load_pending();
     r.answer(given);
     return r.run(context, config, true);
+  }
+
+  // Async runs (opt-in: #include <stategraph/checkpoint/asio.hpp>), awaited on an Asio
+  // executor: `co_await app.async_invoke(input, thread[, ctx][, run_config][, sg::async_options])`
+  // and async_resume(thread[, value or sg::answers][, ctx][, run_config][, sg::async_options]).
+  template <class... Args>
+  auto async_invoke(Args&&... args) const {
+    return detail::async_durable_runs<durable_app>::invoke(*this, std::forward<Args>(args)...);
+  }
+  template <class... Args>
+  auto async_resume(Args&&... args) const {
+    return detail::async_durable_runs<durable_app>::resume(*this, std::forward<Args>(args)...);
+  }
+
+  // invoke(input, thread, ctx, config), or resume(thread, ctx, config) when `input` is null,
+  // stopped by `limits` before any step (sg::invoke_stoppable, sg::resume_stoppable).
+  template <class Ctx>
+  state_type run_stoppable(state_type* input, const thread_id& thread, const run_limits& limits, Ctx& context,
+                           const run_config& config) const {
+    const auto running = claim(thread.value);
+    runner r(*this, thread.value, config.durability);
+    auto before_step = [&](const position_type& at) { detail::check_limits<App>(limits, at); };
+    if (input) {
+      if (!r.resume_cached()) {
+        auto latest = store_->get(thread.value);
+        if (latest) r.load(*latest);
+      }
+      r.apply_input(std::move(*input), checkpoint_source::input, r.loaded_id());
+      state_type out = r.run(context, config, false, before_step);
+      r.keep_head();
+      return out;
+    }
+    r.load(fetch_latest(thread));
+    r.load_pending();
+    if (!r.has_work())
+      throw checkpoint_error("stategraph: thread '" + thread.value +
+                             "' has nothing to resume (its run is over); nothing was changed");
+    return r.run(context, config, true, before_step);
   }
 
   std::optional<snapshot<state_type>> get_state(const thread_id& thread) const {
@@ -1307,14 +1354,16 @@ class durable_app {
     }
 
     // ---- running -----------------------------------------------------------------------
-    template <class Ctx>
-    S run(Ctx& context, const run_config& config, bool resuming) {
+    // `before_step(at)` is called before each step that runs (sg::invoke_stoppable checks
+    // its limits there).
+    template <class Ctx, class BeforeStep = detail::no_check>
+    S run(Ctx& context, const run_config& config, bool resuming, BeforeStep&& before_step = {}) {
       if constexpr (!rules::check_all<typename App::graph_type, A, Ctx>()) {
         return state;  // the rule has printed its diagnostic
       } else {
         bool skip_before = resuming;
         try {
-          while (step_once(context, config, skip_before)) {
+          while (step_once(context, config, skip_before, before_step)) {
           }
         } catch (...) {
           // What the run finished is still committed (exit mode: the steps before the error).
@@ -1329,20 +1378,33 @@ class durable_app {
       return state;
     }
     // One superstep; false when the run stops: over, paused, or at a static interrupt.
-    template <class Ctx>
-    bool step_once(Ctx& context, const run_config& config, bool& skip_before) {
-      if (!at.any()) return false;
-      if (!skip_before && scheduled().intersects(before_set)) return false;
-      skip_before = false;
-      config_now = &config;
-      if constexpr (has_subgraphs) bind_children(context);
-      auto ran = scheduled();
-      last_ran = ran;
+    template <class Ctx, class BeforeStep = detail::no_check>
+    bool step_once(Ctx& context, const run_config& config, bool& skip_before, BeforeStep&& before_step = {}) {
+      typename A::set ran{};
+      if (!begin_step(context, config, skip_before, ran)) return false;
+      before_step(at);
       try {
         self.app_.step(state, at, context, config, *this);
       } catch (const detail::paused_step&) {
         return false;
       }
+      return end_step(ran);
+    }
+    // What step_once does around the step itself (an async run awaits the step between them):
+    // false if the run stops before it; `ran` gets the nodes it runs.
+    template <class Ctx>
+    bool begin_step(Ctx& context, const run_config& config, bool& skip_before, typename A::set& ran) {
+      if (!at.any()) return false;
+      if (!skip_before && scheduled().intersects(before_set)) return false;
+      skip_before = false;
+      config_now = &config;
+      if constexpr (has_subgraphs) bind_children(context);
+      ran = scheduled();
+      last_ran = ran;
+      return true;
+    }
+    // After a step that was not paused: false if the run stops here (a static interrupt after).
+    bool end_step(const typename A::set& ran) {
       // Emptied in place: a step without kept writes or answers pays a test per node, not a
       // reassignment of every slot.
       for (auto& r : results) r.reset();

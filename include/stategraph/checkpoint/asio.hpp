@@ -1,0 +1,311 @@
+// Checkpointed async runs (opt-in): a durable app's steps awaited on an Asio executor,
+// `co_await app.async_invoke(input, thread[, checkpoint_id][, ctx][, run_config][,
+// sg::async_options])` and `co_await app.async_resume(thread[, checkpoint_id, value or
+// sg::answers][, ctx][, ...])`. They put the same checkpoints as invoke and resume: each step
+// is the async step of <stategraph/asio.hpp>, with the durable runner as its observer. The
+// store is called inline, on the run's thread, between steps (a commit blocks that thread for
+// the store's put; durability::async moves the put to the app's commit thread). A step that
+// is cancelled or passes the deadline writes nothing, so the thread resumes from the last
+// checkpoint; one that fails is recorded as invoke records it. A coroutine node cannot call
+// sg::interrupt here: its answers are found through a per-thread scope, which a suspended
+// coroutine does not keep.
+#pragma once
+
+#include <stategraph/asio.hpp>
+#include <stategraph/checkpoint/durable.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace stategraph::detail {
+
+// What may follow an async run's leading arguments: [ctx&][, run_config][, async_options].
+template <class T>
+concept async_tail_head =
+    std::is_same_v<std::remove_cvref_t<T>, run_config> || std::is_same_v<std::remove_cvref_t<T>, async_options> ||
+    (std::is_lvalue_reference_v<T> && user_context<std::remove_reference_t<T>>);
+
+template <class Durable>
+struct async_durable_runs {
+  using S = typename Durable::state_type;
+  using App = typename Durable::app_type;
+  using A = typename Durable::analysis_type;
+  using runner = typename Durable::runner;
+  using changed_set = node_set<channel_count<S>>;
+
+  // ---- entry points ----------------------------------------------------------------------
+
+  // As invoke: a whole or a partial input onto the thread's latest state, or (given a
+  // checkpoint id) onto that checkpoint's, as a fork.
+  template <class... Tail>
+  static awaitable<S> invoke(const Durable& app, S input, const thread_id& thread, Tail&&... tail) {
+    return with_tail(
+        [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
+          return run_input<Ctx>(app, std::move(input), thread, std::nullopt, context, config, options);
+        },
+        std::forward<Tail>(tail)...);
+  }
+  template <class... Tail>
+  static awaitable<S> invoke(const Durable& app, S input, const thread_id& thread, checkpoint_id from,
+                             Tail&&... tail) {
+    return with_tail(
+        [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
+          return run_input<Ctx>(app, std::move(input), thread, from, context, config, options);
+        },
+        std::forward<Tail>(tail)...);
+  }
+  template <class... E, class... Tail>
+  static awaitable<S> invoke(const Durable& app, patch<E...> input, const thread_id& thread, Tail&&... tail) {
+    return with_tail(
+        [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
+          return run_input<Ctx>(app, std::move(input), thread, std::nullopt, context, config, options);
+        },
+        std::forward<Tail>(tail)...);
+  }
+  template <class... E, class... Tail>
+  static awaitable<S> invoke(const Durable& app, patch<E...> input, const thread_id& thread, checkpoint_id from,
+                             Tail&&... tail) {
+    return with_tail(
+        [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
+          return run_input<Ctx>(app, std::move(input), thread, from, context, config, options);
+        },
+        std::forward<Tail>(tail)...);
+  }
+  // The thread's latest checkpoint continued.
+  static awaitable<S> resume(const Durable& app, const thread_id& thread) {
+    return run_resume<run_context>(app, thread, reply{}, nullptr, run_config{}, async_options{});
+  }
+  template <async_tail_head First, class... Tail>
+  static awaitable<S> resume(const Durable& app, const thread_id& thread, First&& first, Tail&&... tail) {
+    return with_tail(
+        [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
+          return run_resume<Ctx>(app, thread, reply{}, context, config, options);
+        },
+        std::forward<First>(first), std::forward<Tail>(tail)...);
+  }
+  // An older checkpoint's next nodes run again, as a new branch of history.
+  template <class... Tail>
+  static awaitable<S> resume(const Durable& app, const thread_id& thread, checkpoint_id from, Tail&&... tail) {
+    return with_tail(
+        [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
+          return run_resume<Ctx>(app, thread, reply{.from = from}, context, config, options);
+        },
+        std::forward<Tail>(tail)...);
+  }
+  // The pending interrupts answered: one by value, or each by id (sg::answers).
+  template <class V, class... Tail>
+    requires(std::is_same_v<std::remove_cvref_t<V>, answers> ||
+             (resume_answer<V> && !async_tail_head<V>))
+  static awaitable<S> resume(const Durable& app, const thread_id& thread, const V& value, Tail&&... tail) {
+    reply given;
+    if constexpr (std::is_same_v<std::remove_cvref_t<V>, answers>)
+      given.by_id = value;
+    else
+      given.one = json_text(value);
+    return with_tail(
+        [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
+          return run_resume<Ctx>(app, thread, std::move(given), context, config, options);
+        },
+        std::forward<Tail>(tail)...);
+  }
+
+  // ---- the runs --------------------------------------------------------------------------
+
+  // Each takes its arguments by value: the coroutine outlives the call that made it. The
+  // app, the context and the store must outlive the co_await.
+  template <class Ctx, class In>
+  static awaitable<S> run_input(const Durable& app, In input, thread_id thread, std::optional<checkpoint_id> from,
+                                Ctx* given, run_config config, async_options options) {
+    constexpr bool whole = std::is_same_v<In, S>;
+    if constexpr (!input_fits<In>()) {
+      co_return S{};  // SG014 has printed its diagnostic
+    } else {
+      run_context own;
+      Ctx& context = pick(given, own);
+      const auto running = app.claim(thread.value);
+      runner r(app, thread.value, config.durability);
+      const auto apply = [&](checkpoint_source source, std::int64_t parent) {
+        if constexpr (whole)
+          r.apply_input(std::move(input), source, parent);
+        else
+          r.apply_partial(std::move(input), source, parent);
+      };
+      if (from) {
+        r.load(app.fetch(thread, *from));
+        apply(checkpoint_source::fork, from->value);
+      } else {
+        if (!whole || !r.resume_cached()) {
+          auto latest = app.store_->get(thread.value);
+          if (latest) r.load(*latest);
+        }
+        apply(checkpoint_source::input, r.loaded_id());
+      }
+      S out = co_await drive(app, r, context, config, options, false);
+      if (whole && !from) r.keep_head();
+      co_return out;
+    }
+  }
+  // What a resume answers: nothing, the one pending interrupt (JSON text), or several by id;
+  // or the older checkpoint it forks from.
+  struct reply {
+    std::optional<std::string> one{};
+    std::optional<answers> by_id{};
+    std::optional<checkpoint_id> from{};
+  };
+  template <class Ctx>
+  static awaitable<S> run_resume(const Durable& app, thread_id thread, reply answered, Ctx* given, run_config config,
+                                 async_options options) {
+    run_context own;
+    Ctx& context = pick(given, own);
+    const auto running = app.claim(thread.value);
+    runner r(app, thread.value, config.durability);
+    if (answered.from) {
+      r.load(app.fetch(thread, *answered.from));
+      if constexpr (Durable::has_subgraphs)
+        r.fork_with_pending(answered.from->value, true);  // as resume(thread, from)
+      else
+        r.fork_here(answered.from->value);
+      co_return co_await drive(app, r, context, config, options, true);
+    }
+    r.load(app.fetch_latest(thread));
+    r.load_pending();
+    if (answered.one) {
+      r.answer_interrupts(*answered.one);
+    } else if (answered.by_id) {
+      r.answer(*answered.by_id);
+    } else if (!r.has_work()) {
+      throw checkpoint_error("stategraph: thread '" + thread.value +
+                             "' has nothing to resume (its run is over); nothing was changed");
+    }
+    co_return co_await drive(app, r, context, config, options, true);
+  }
+
+  // The runner's hooks for an async step, except that the step's checkpoint waits until the
+  // routers (run after the barrier in an async step) have chosen the next nodes.
+  struct deferred_commit {
+    static constexpr bool streams = false;
+    static constexpr bool persists = true;
+    runner& r;
+    std::optional<changed_set> done{};
+
+    template <std::size_t I, class Slot>
+    bool restore(Slot& slot) {
+      return r.template restore<I>(slot);
+    }
+    const std::vector<std::string>* resume_values(std::size_t node) const { return r.resume_values(node); }
+    bool waits(std::size_t node) const { return r.waits(node); }
+    template <std::size_t I, class R>
+    bool restore_send(std::size_t k, std::optional<R>& slot) {
+      return r.template restore_send<I>(k, slot);
+    }
+    const std::vector<std::string>* send_resume_values(std::size_t node, std::size_t k) const {
+      return r.send_resume_values(node, k);
+    }
+    bool send_waits(std::size_t node, std::size_t k) const { return r.send_waits(node, k); }
+    const void* child_run(std::size_t node) const { return r.child_run(node); }
+    template <class... T>
+    void step_failed(T&... args) {
+      r.step_failed(args...);
+    }
+    template <class... T>
+    void step_paused(T&... args) {
+      r.step_paused(args...);
+    }
+    void before_merge(const S& s) { r.before_merge(s); }
+    template <class Position>
+    void step_done(const S&, const Position&, const changed_set& changed) {
+      done = changed;
+    }
+  };
+
+  // The run's steps, as runner::run takes them: a step without coroutines is the runner's
+  // own; one with coroutines is awaited. Whatever stops the run, what it finished is committed.
+  template <class Ctx>
+  static awaitable<S> drive(const Durable& app, runner& r, Ctx& context, const run_config& config,
+                            const async_options& options, bool resuming) {
+    if constexpr (!rules::check_all<typename App::graph_type, A, Ctx>()) {
+      co_return r.state;  // the rule has printed its diagnostic
+    } else {
+      using steps = async_runs<App>;
+      std::optional<boost::asio::steady_timer> deadline;
+      if (options.deadline.count() > 0) deadline.emplace(co_await boost::asio::this_coro::executor, options.deadline);
+      bool skip_before = resuming;
+      try {
+        for (;;) {
+          if (deadline && r.at.any() && deadline->expiry() <= boost::asio::steady_timer::clock_type::now())
+            throw deadline_error(r.at.step + 1, steps::active_names(r.at));
+          if (!steps::template needs_coroutines<Ctx>(r.at)) {
+            if (!r.step_once(context, config, skip_before)) break;
+            continue;
+          }
+          typename A::set ran{};
+          if (!r.begin_step(context, config, skip_before, ran)) break;
+          deferred_commit hooks{r};
+          try {
+            co_await steps::step(app.plain(), r.state, r.at, context, config, options,
+                                 deadline ? &*deadline : nullptr, &hooks);
+          } catch (const paused_step&) {
+            break;
+          }
+          if (hooks.done) r.step_done(r.state, r.at, *hooks.done);
+          if (!r.end_step(ran)) break;
+        }
+      } catch (...) {
+        try {  // as runner::run: the steps before the failure stay committed
+          r.settle();
+        } catch (...) {
+        }
+        throw;
+      }
+      r.settle();
+      co_return r.state;
+    }
+  }
+
+ private:
+  template <class In>
+  static constexpr bool input_fits() {
+    if constexpr (std::is_same_v<In, S>)
+      return true;
+    else
+      return rules::check_partial_input<S, In>();
+  }
+  template <class Ctx>
+  static Ctx& pick(Ctx* given, run_context& own) {
+    if constexpr (std::is_same_v<Ctx, run_context>)
+      return given ? *given : own;
+    else
+      return *given;
+  }
+  // f(context pointer, run_config, async_options) from [ctx&][, run_config][, async_options].
+  template <class F>
+  static auto with_tail(F&& f) {
+    return f(static_cast<run_context*>(nullptr), run_config{}, async_options{});
+  }
+  template <class F>
+  static auto with_tail(F&& f, const run_config& config, async_options options = {}) {
+    return f(static_cast<run_context*>(nullptr), config, options);
+  }
+  template <class F>
+  static auto with_tail(F&& f, async_options options) {
+    return f(static_cast<run_context*>(nullptr), run_config{}, options);
+  }
+  template <class F, class Ctx>
+    requires user_context<Ctx> && (!std::is_same_v<std::remove_const_t<Ctx>, async_options>)
+  static auto with_tail(F&& f, Ctx& context, const run_config& config = {}, async_options options = {}) {
+    return f(&context, config, options);
+  }
+  template <class F, class Ctx>
+    requires user_context<Ctx> && (!std::is_same_v<std::remove_const_t<Ctx>, async_options>)
+  static auto with_tail(F&& f, Ctx& context, async_options options) {
+    return f(&context, run_config{}, options);
+  }
+};
+
+}  // namespace stategraph::detail
