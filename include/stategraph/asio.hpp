@@ -21,11 +21,14 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/container/small_vector.hpp>
+#include <boost/mp11/algorithm.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <exception>
+#include <new>
 #include <optional>
 #include <random>
 #include <string>
@@ -202,10 +205,10 @@ struct async_runs {
     if constexpr (!rules::check_all<typename App::graph_type, A, Ctx>()) {
       co_return S{};
     } else {
-      no_context none;
+      no_context no_ctx;
       Ctx& context = [&]() -> Ctx& {
         if constexpr (std::is_same_v<Ctx, no_context>)
-          return none;
+          return no_ctx;
         else
           return *given;
       }();
@@ -223,8 +226,62 @@ struct async_runs {
       S state{};
       position at{app.first_frontier(state, std::move(input)), {}, 0, {}};
       quiet q;
+      // A lone coroutine node's result, built here in the run's frame (as run_alone does on
+      // the stack) rather than in a step frame with a slot per node.
+      alignas(App::template alone_result<Ctx>.align) std::byte result[App::template alone_result<Ctx>.size];
       for (;;) {
-        if (needs_coroutines<Ctx>(at)) {
+        const std::size_t only = deadline ? none : lone_coroutine<Ctx>(at);
+        if (only != none) {
+          // A step of one coroutine node and nothing else: its call is awaited here, with no
+          // frame, task or channel of a general step; it shares the run's cancellation.
+          if (at.step >= config.recursion_limit) App::over_limit(config, at.step, at.active);
+          std::exception_ptr failure;
+          try {
+            // One co_await per kind of result, each in a statement of its own: g++ evaluates
+            // a co_await inside a conditional or a fold before the condition.
+            constexpr std::size_t kinds = boost::mp11::mp_size<direct_kinds<Ctx>>::value;
+            const std::size_t kind = direct_kind<Ctx>[only];
+            if (kind == none) {
+              co_await lone_table<Ctx>[only](app, state, context, config, result);
+            } else if (kind == 0) {
+              if constexpr (kinds > 0) {
+                using K = direct_kind_at<Ctx, 0>;
+                typename K::awaited value = co_await direct_calls<Ctx, typename K::awaited>[only](app, state, context);
+                place_direct<K>(result, std::move(value));
+              }
+            } else if (kind == 1) {
+              if constexpr (kinds > 1) {
+                using K = direct_kind_at<Ctx, 1>;
+                typename K::awaited value = co_await direct_calls<Ctx, typename K::awaited>[only](app, state, context);
+                place_direct<K>(result, std::move(value));
+              }
+            } else if (kind == 2) {
+              if constexpr (kinds > 2) {
+                using K = direct_kind_at<Ctx, 2>;
+                typename K::awaited value = co_await direct_calls<Ctx, typename K::awaited>[only](app, state, context);
+                place_direct<K>(result, std::move(value));
+              }
+            } else {
+              if constexpr (kinds > 3) {
+                using K = direct_kind_at<Ctx, 3>;
+                typename K::awaited value = co_await direct_calls<Ctx, typename K::awaited>[only](app, state, context);
+                place_direct<K>(result, std::move(value));
+              }
+            }
+          } catch (...) {
+            failure = std::current_exception();
+          }
+          const boost::asio::cancellation_state now = co_await boost::asio::this_coro::cancellation_state;
+          if (now.cancelled() != boost::asio::cancellation_type::none) {
+            if (!failure) destroy_table<Ctx>[only](result);
+            throw cancelled_error(at.step + 1, {std::string(App::node_names[only])});
+          }
+          if (failure) {
+            if (is_interrupt(failure)) throw error(no_store_for_interrupt);
+            fail_node(App::node_names[only], at.step + 1, failure);
+          }
+          App::template finish_table<Ctx>[only](app, only, result, state, at);  // destroys the result
+        } else if (needs_coroutines<Ctx>(at)) {
           if (!co_await step(app, state, at, context, config, options, deadline ? &*deadline : nullptr)) break;
         } else {  // a step of plain nodes and routers: the general step, with no coroutine frame
           if (deadline && deadline->expiry() <= boost::asio::steady_timer::clock_type::now() && at.any())
@@ -234,6 +291,142 @@ struct async_runs {
       }
       co_return state;
     }
+  }
+
+  // ---- a step of one coroutine node -------------------------------------------------------
+
+  // Node I's call, its result built at `out`. Besides the node's own coroutine this is the
+  // only frame a step of one node allocates: a node without timeout or retry is awaited
+  // directly, not through async_attempt.
+  template <std::size_t I, class Ctx>
+  static awaitable<void> lone_task(const App& app, const S& state, Ctx& context, const run_config& config, void* out) {
+    using N = typename App::template node_t<I>;
+    using R = typename App::template result_slot_t<I, Ctx>::value_type;
+    using T = awaited_t<raw_result_t<N, S, Ctx>>;
+    const N& n = detail::slot_at<I>(app.nodes_);
+    // (The awaited value is a named local: g++ 12 fails internally on a co_await inside a
+    // placement new's initialiser.)
+    if constexpr (has_timeout<N> || has_retry<N>) {
+      auto r = co_await async_call(n, state, context, config);
+      ::new (out) R{std::move(r)};
+    } else if constexpr (std::is_void_v<T>) {
+      co_await raw_call(n, state, context);
+      ::new (out) R{};
+    } else {
+      T r = co_await raw_call(n, state, context);
+      ::new (out) R{to_step_result(std::move(r))};
+    }
+  }
+  template <class Ctx>
+  using lone_fn = awaitable<void> (*)(const App&, const S&, Ctx&, const run_config&, void*);
+  template <std::size_t I, class Ctx>
+  static constexpr lone_fn<Ctx> lone_entry() {
+    if constexpr (node_is_coroutine<I, Ctx>())
+      return &lone_task<I, Ctx>;
+    else
+      return nullptr;
+  }
+  template <class Ctx>
+  static constexpr auto lone_table = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<lone_fn<Ctx>, A::size>{lone_entry<I, Ctx>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  // A coroutine node without timeout or retry whose result is not void is awaited in the
+  // run's own frame, with no frame of the library's between the run and the node: each
+  // frame in between costs an allocation per step, and a wrapper frame smaller than the
+  // node's makes Asio's frame cache drop a block and allocate one every step. The run's
+  // frame holds one co_await, with its awaited value, per kind of result, so the kinds are
+  // capped; nodes of further kinds go through lone_task.
+  template <class T, class R>
+  struct direct_kind_of {
+    using awaited = T;
+    using result = R;
+  };
+  static constexpr std::size_t direct_limit = 4;  // the co_await statements in run
+  template <std::size_t I, class Ctx>
+  static auto direct_key() {
+    if constexpr (node_is_coroutine<I, Ctx>()) {
+      using N = typename App::template node_t<I>;
+      using T = awaited_t<raw_result_t<N, S, Ctx>>;
+      if constexpr (!has_timeout<N> && !has_retry<N> && !std::is_void_v<T>)
+        return direct_kind_of<T, typename App::template result_slot_t<I, Ctx>::value_type>{};
+      else
+        return;
+    }
+  }
+  template <class Ctx, class Seq>
+  struct direct_keys_of;
+  template <class Ctx, std::size_t... I>
+  struct direct_keys_of<Ctx, std::index_sequence<I...>> {
+    using all = boost::mp11::mp_remove<unique_t<mp_list<decltype(direct_key<I, Ctx>())...>>, void>;
+    using type = boost::mp11::mp_take_c<all, (boost::mp11::mp_size<all>::value < direct_limit
+                                                  ? boost::mp11::mp_size<all>::value
+                                                  : direct_limit)>;
+  };
+  template <class Ctx>
+  using direct_kinds = typename direct_keys_of<Ctx, std::make_index_sequence<A::size>>::type;
+  template <class Ctx, std::size_t J>
+  using direct_kind_at = boost::mp11::mp_at_c<direct_kinds<Ctx>, J>;
+  // Per node, its kind's position in direct_kinds, or none.
+  template <class Ctx>
+  static constexpr auto direct_kind = []<std::size_t... I>(std::index_sequence<I...>) {
+    const name_table<direct_kinds<Ctx>> table{};
+    std::array<std::size_t, A::size> out{position_in<decltype(direct_key<I, Ctx>())>(&table)...};
+    for (auto& k : out)
+      if (k >= boost::mp11::mp_size<direct_kinds<Ctx>>::value) k = none;
+    return out;
+  }
+  (std::make_index_sequence<A::size>{});
+  // Node I's call, not a coroutine: what it returns is the node's own (not yet started) coroutine.
+  template <std::size_t I, class Ctx, class T>
+  static awaitable<T> direct_call(const App& app, const S& state, Ctx& context) {
+    return raw_call(detail::slot_at<I>(app.nodes_), state, context);
+  }
+  template <std::size_t I, class Ctx, class T>
+  static constexpr auto direct_entry() {
+    using fn = awaitable<T> (*)(const App&, const S&, Ctx&);
+    if constexpr (std::is_same_v<decltype(direct_key<I, Ctx>()), void>) {
+      return fn{nullptr};
+    } else {
+      if constexpr (std::is_same_v<typename decltype(direct_key<I, Ctx>())::awaited, T>)
+        return fn{&direct_call<I, Ctx, T>};
+      else
+        return fn{nullptr};
+    }
+  }
+  template <class Ctx, class T>
+  static constexpr auto direct_calls = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<awaitable<T> (*)(const App&, const S&, Ctx&), A::size>{direct_entry<I, Ctx, T>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  template <class K>
+  static void place_direct(void* out, typename K::awaited&& value) {
+    ::new (out) typename K::result{to_step_result(std::move(value))};
+  }
+
+  template <class R>
+  static void destroy_result(void* p) {
+    std::launder(static_cast<R*>(p))->~R();
+  }
+  template <std::size_t I, class Ctx>
+  static constexpr auto destroy_entry() {
+    if constexpr (node_is_coroutine<I, Ctx>())
+      return &destroy_result<typename App::template result_slot_t<I, Ctx>::value_type>;
+    else
+      return static_cast<void (*)(void*)>(nullptr);
+  }
+  template <class Ctx>
+  static constexpr auto destroy_table = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<void (*)(void*), A::size>{destroy_entry<I, Ctx>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  // The node of a step that runs one coroutine node and nothing else (no sends, no coroutine
+  // router after it), or none.
+  template <class Ctx>
+  static std::size_t lone_coroutine(const position& at) {
+    const std::size_t only = only_member(at.active);
+    if (only == none || !lone_table<Ctx>[only] || coroutine_router_from[only] || App::pending_sends(at)) return none;
+    return only;
   }
 
   // ---- one step --------------------------------------------------------------------------
