@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <new>
 #include <optional>
 #include <random>
@@ -221,8 +222,12 @@ struct async_runs {
           else
             co_return app.invoke(std::move(input), context, config);
         }
-      std::optional<boost::asio::steady_timer> deadline;
-      if (options.deadline.count() > 0) deadline.emplace(co_await boost::asio::this_coro::executor, options.deadline);
+      // On the heap: a run without a deadline (most) then keeps a pointer, not a timer, in its
+      // frame while it waits.
+      std::unique_ptr<boost::asio::steady_timer> deadline;
+      if (options.deadline.count() > 0)
+        deadline = std::make_unique<boost::asio::steady_timer>(co_await boost::asio::this_coro::executor,
+                                                               options.deadline);
       S state{};
       position at{app.first_frontier(state, std::move(input)), {}, 0, {}};
       quiet q;
@@ -282,7 +287,7 @@ struct async_runs {
           }
           App::template finish_table<Ctx>[only](app, only, result, state, at);  // destroys the result
         } else if (needs_coroutines<Ctx>(at)) {
-          if (!co_await step(app, state, at, context, config, options, deadline ? &*deadline : nullptr)) break;
+          if (!co_await step(app, state, at, context, config, options, deadline.get())) break;
         } else {  // a step of plain nodes and routers: the general step, with no coroutine frame
           if (deadline && deadline->expiry() <= boost::asio::steady_timer::clock_type::now() && at.any())
             throw deadline_error(at.step + 1, active_names(at));
