@@ -166,6 +166,12 @@ awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_cal
     return async_attempt(n, state, context, payload...);
 }
 
+// g++ 12 may inline a coroutine's frame allocation (Asio's operator new, aligned_alloc) and
+// then, not seeing through Asio's matching operator delete, warn of a mismatch that is not one.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 // The async runs of an app: the general step's frame, failures and barrier (app::finish_step),
 // with the tasks run as coroutines.
 template <class App>
@@ -525,19 +531,36 @@ struct async_runs {
       const std::size_t limit = options.max_concurrency ? options.max_concurrency : count;
       boost::asio::experimental::concurrent_channel<void(boost::system::error_code)> wake(ex, count);
       std::vector<boost::asio::cancellation_signal> signals(count);
-      std::vector<std::atomic<bool>> done(count);
+      enum : char { not_started, started, finished_task };
+      std::vector<std::atomic<char>> phase(count);  // each task's
       std::atomic<std::size_t> finished{0};
       std::size_t launched = 0;
+      // Per node, its tasks running (its call and its send copies), for the nodes' own limits.
+      std::vector<std::atomic<std::size_t>> running_of(any_node_limit ? A::size : 0);
+      auto launch = [&](std::size_t c) {
+        phase[c] = started;
+        ++launched;
+        const std::size_t node = coroutines[c].first.node;
+        if constexpr (any_node_limit) running_of[node].fetch_add(1);
+        boost::asio::co_spawn(ex, coroutines[c].second(f, coroutines[c].first.send),
+                              boost::asio::bind_cancellation_slot(
+                                  signals[c].slot(), [&wake, &finished, &phase, &running_of, c, node](std::exception_ptr) {
+                                    phase[c] = finished_task;
+                                    if constexpr (any_node_limit) running_of[node].fetch_sub(1);
+                                    (void)node;
+                                    finished.fetch_add(1);
+                                    wake.try_send(boost::system::error_code{});
+                                  }));
+      };
       auto launch_more = [&] {
-        for (; launched < count && launched - finished.load() < limit; ++launched) {
-          const std::size_t c = launched;
-          boost::asio::co_spawn(ex, coroutines[c].second(f, coroutines[c].first.send),
-                                boost::asio::bind_cancellation_slot(
-                                    signals[c].slot(), [&wake, &finished, &done, c](std::exception_ptr) {
-                                      done[c] = true;
-                                      finished.fetch_add(1);
-                                      wake.try_send(boost::system::error_code{});
-                                    }));
+        if constexpr (any_node_limit) {  // in node order, skipping the nodes at their limits
+          for (std::size_t c = 0; c < count && launched - finished.load() < limit; ++c) {
+            const std::size_t node = coroutines[c].first.node;
+            if (phase[c] == not_started && (node_limits[node] == 0 || running_of[node].load() < node_limits[node]))
+              launch(c);
+          }
+        } else {
+          while (launched < count && launched - finished.load() < limit) launch(launched);
         }
       };
       launch_more();
@@ -574,8 +597,8 @@ struct async_runs {
         if (cancelled) co_await boost::asio::this_coro::reset_cancellation_state();
         if ((expired || cancelled) && stopped == stop::no) {
           stopped = expired ? stop::expired : stop::cancelled;
-          for (std::size_t c = 0; c < launched; ++c)
-            if (!done[c]) signals[c].emit(boost::asio::cancellation_type::terminal);
+          for (std::size_t c = 0; c < count; ++c)
+            if (phase[c] == started) signals[c].emit(boost::asio::cancellation_type::terminal);
         }
       }
       if (stopped == stop::expired) throw deadline_error(step_no, running());
@@ -628,6 +651,27 @@ struct async_runs {
     return std::array<route_fn, A::branch_count>{route_entry<B>()...};
   }
   (std::make_index_sequence<A::branch_count>{});
+
+  // ---- limits ------------------------------------------------------------------------------
+
+  // A node's own limit on its tasks of one step running at once (its call and its send
+  // copies): `static constexpr std::size_t max_concurrency = n;` in the node; 0: none.
+  template <class N>
+  static constexpr std::size_t node_limit_of() {
+    if constexpr (requires { N::max_concurrency; })
+      return static_cast<std::size_t>(N::max_concurrency);
+    else
+      return 0;
+  }
+  static constexpr auto node_limits = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<std::size_t, A::size>{node_limit_of<typename App::template node_t<I>>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  static constexpr bool any_node_limit = [] {
+    for (std::size_t n : node_limits)
+      if (n > 0) return true;
+    return false;
+  }();
 
   // ---- which steps need coroutines ---------------------------------------------------------
 
@@ -696,6 +740,10 @@ struct async_runs {
   }
   (std::make_index_sequence<A::size>{});
 };
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 }  // namespace detail
 
