@@ -547,7 +547,7 @@ struct async_runs {
                                   signals[c].slot(), [&wake, &finished, &phase, &running_of, c, node](std::exception_ptr) {
                                     phase[c] = finished_task;
                                     if constexpr (any_node_limit) running_of[node].fetch_sub(1);
-                                    (void)node;
+                                    (void)node, (void)running_of;  // used only with node limits
                                     finished.fetch_add(1);
                                     wake.try_send(boost::system::error_code{});
                                   }));
