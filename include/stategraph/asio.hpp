@@ -21,11 +21,15 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/container/small_vector.hpp>
+#include <boost/mp11/algorithm.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <exception>
+#include <memory>
+#include <new>
 #include <optional>
 #include <random>
 #include <string>
@@ -162,6 +166,12 @@ awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_cal
     return async_attempt(n, state, context, payload...);
 }
 
+// g++ 12 may inline a coroutine's frame allocation (Asio's operator new, aligned_alloc) and
+// then, not seeing through Asio's matching operator delete, warn of a mismatch that is not one.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 // The async runs of an app: the general step's frame, failures and barrier (app::finish_step),
 // with the tasks run as coroutines.
 template <class App>
@@ -203,10 +213,10 @@ struct async_runs {
     if constexpr (!rules::check_all<typename App::graph_type, A, Ctx>()) {
       co_return S{};
     } else {
-      no_context none;
+      no_context no_ctx;
       Ctx& context = [&]() -> Ctx& {
         if constexpr (std::is_same_v<Ctx, no_context>)
-          return none;
+          return no_ctx;
         else
           return *given;
       }();
@@ -219,14 +229,72 @@ struct async_runs {
           else
             co_return app.invoke(std::move(input), context, config);
         }
-      std::optional<boost::asio::steady_timer> deadline;
-      if (options.deadline.count() > 0) deadline.emplace(co_await boost::asio::this_coro::executor, options.deadline);
+      // On the heap: a run without a deadline (most) then keeps a pointer, not a timer, in its
+      // frame while it waits.
+      std::unique_ptr<boost::asio::steady_timer> deadline;
+      if (options.deadline.count() > 0)
+        deadline = std::make_unique<boost::asio::steady_timer>(co_await boost::asio::this_coro::executor,
+                                                               options.deadline);
       S state{};
       position at{app.first_frontier(state, std::move(input)), {}, 0, {}};
       quiet q;
+      // A lone coroutine node's result, built here in the run's frame (as run_alone does on
+      // the stack) rather than in a step frame with a slot per node.
+      alignas(App::template alone_result<Ctx>.align) std::byte result[App::template alone_result<Ctx>.size];
       for (;;) {
-        if (needs_coroutines<Ctx>(at)) {
-          if (!co_await step(app, state, at, context, config, options, deadline ? &*deadline : nullptr)) break;
+        const std::size_t only = deadline ? none : lone_coroutine<Ctx>(at);
+        if (only != none) {
+          // A step of one coroutine node and nothing else: its call is awaited here, with no
+          // frame, task or channel of a general step; it shares the run's cancellation.
+          if (at.step >= config.recursion_limit) App::over_limit(config, at.step, at.active);
+          std::exception_ptr failure;
+          try {
+            // One co_await per kind of result, each in a statement of its own: g++ evaluates
+            // a co_await inside a conditional or a fold before the condition.
+            constexpr std::size_t kinds = boost::mp11::mp_size<direct_kinds<Ctx>>::value;
+            const std::size_t kind = direct_kind<Ctx>[only];
+            if (kind == none) {
+              co_await lone_table<Ctx>[only](app, state, context, config, result);
+            } else if (kind == 0) {
+              if constexpr (kinds > 0) {
+                using K = direct_kind_at<Ctx, 0>;
+                typename K::awaited value = co_await direct_calls<Ctx, typename K::awaited>[only](app, state, context);
+                place_direct<K>(result, std::move(value));
+              }
+            } else if (kind == 1) {
+              if constexpr (kinds > 1) {
+                using K = direct_kind_at<Ctx, 1>;
+                typename K::awaited value = co_await direct_calls<Ctx, typename K::awaited>[only](app, state, context);
+                place_direct<K>(result, std::move(value));
+              }
+            } else if (kind == 2) {
+              if constexpr (kinds > 2) {
+                using K = direct_kind_at<Ctx, 2>;
+                typename K::awaited value = co_await direct_calls<Ctx, typename K::awaited>[only](app, state, context);
+                place_direct<K>(result, std::move(value));
+              }
+            } else {
+              if constexpr (kinds > 3) {
+                using K = direct_kind_at<Ctx, 3>;
+                typename K::awaited value = co_await direct_calls<Ctx, typename K::awaited>[only](app, state, context);
+                place_direct<K>(result, std::move(value));
+              }
+            }
+          } catch (...) {
+            failure = std::current_exception();
+          }
+          const boost::asio::cancellation_state now = co_await boost::asio::this_coro::cancellation_state;
+          if (now.cancelled() != boost::asio::cancellation_type::none) {
+            if (!failure) destroy_table<Ctx>[only](result);
+            throw cancelled_error(at.step + 1, {std::string(App::node_names[only])});
+          }
+          if (failure) {
+            if (is_interrupt(failure)) throw error(no_store_for_interrupt);
+            fail_node(App::node_names[only], at.step + 1, failure);
+          }
+          App::template finish_table<Ctx>[only](app, only, result, state, at);  // destroys the result
+        } else if (needs_coroutines<Ctx>(at)) {
+          if (!co_await step(app, state, at, context, config, options, deadline.get())) break;
         } else {  // a step of plain nodes and routers: the general step, with no coroutine frame
           if (deadline && deadline->expiry() <= boost::asio::steady_timer::clock_type::now() && at.any())
             throw deadline_error(at.step + 1, active_names(at));
@@ -235,6 +303,142 @@ struct async_runs {
       }
       co_return state;
     }
+  }
+
+  // ---- a step of one coroutine node -------------------------------------------------------
+
+  // Node I's call, its result built at `out`. Besides the node's own coroutine this is the
+  // only frame a step of one node allocates: a node without timeout or retry is awaited
+  // directly, not through async_attempt.
+  template <std::size_t I, class Ctx>
+  static awaitable<void> lone_task(const App& app, const S& state, Ctx& context, const run_config& config, void* out) {
+    using N = typename App::template node_t<I>;
+    using R = typename App::template result_slot_t<I, Ctx>::value_type;
+    using T = awaited_t<raw_result_t<N, S, Ctx>>;
+    const N& n = detail::slot_at<I>(app.nodes_);
+    // (The awaited value is a named local: g++ 12 fails internally on a co_await inside a
+    // placement new's initialiser.)
+    if constexpr (has_timeout<N> || has_retry<N>) {
+      auto r = co_await async_call(n, state, context, config);
+      ::new (out) R{std::move(r)};
+    } else if constexpr (std::is_void_v<T>) {
+      co_await raw_call(n, state, context);
+      ::new (out) R{};
+    } else {
+      T r = co_await raw_call(n, state, context);
+      ::new (out) R{to_step_result(std::move(r))};
+    }
+  }
+  template <class Ctx>
+  using lone_fn = awaitable<void> (*)(const App&, const S&, Ctx&, const run_config&, void*);
+  template <std::size_t I, class Ctx>
+  static constexpr lone_fn<Ctx> lone_entry() {
+    if constexpr (node_is_coroutine<I, Ctx>())
+      return &lone_task<I, Ctx>;
+    else
+      return nullptr;
+  }
+  template <class Ctx>
+  static constexpr auto lone_table = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<lone_fn<Ctx>, A::size>{lone_entry<I, Ctx>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  // A coroutine node without timeout or retry whose result is not void is awaited in the
+  // run's own frame, with no frame of the library's between the run and the node: each
+  // frame in between costs an allocation per step, and a wrapper frame smaller than the
+  // node's makes Asio's frame cache drop a block and allocate one every step. The run's
+  // frame holds one co_await, with its awaited value, per kind of result, so the kinds are
+  // capped; nodes of further kinds go through lone_task.
+  template <class T, class R>
+  struct direct_kind_of {
+    using awaited = T;
+    using result = R;
+  };
+  static constexpr std::size_t direct_limit = 4;  // the co_await statements in run
+  template <std::size_t I, class Ctx>
+  static auto direct_key() {
+    if constexpr (node_is_coroutine<I, Ctx>()) {
+      using N = typename App::template node_t<I>;
+      using T = awaited_t<raw_result_t<N, S, Ctx>>;
+      if constexpr (!has_timeout<N> && !has_retry<N> && !std::is_void_v<T>)
+        return direct_kind_of<T, typename App::template result_slot_t<I, Ctx>::value_type>{};
+      else
+        return;
+    }
+  }
+  template <class Ctx, class Seq>
+  struct direct_keys_of;
+  template <class Ctx, std::size_t... I>
+  struct direct_keys_of<Ctx, std::index_sequence<I...>> {
+    using all = boost::mp11::mp_remove<unique_t<mp_list<decltype(direct_key<I, Ctx>())...>>, void>;
+    using type = boost::mp11::mp_take_c<all, (boost::mp11::mp_size<all>::value < direct_limit
+                                                  ? boost::mp11::mp_size<all>::value
+                                                  : direct_limit)>;
+  };
+  template <class Ctx>
+  using direct_kinds = typename direct_keys_of<Ctx, std::make_index_sequence<A::size>>::type;
+  template <class Ctx, std::size_t J>
+  using direct_kind_at = boost::mp11::mp_at_c<direct_kinds<Ctx>, J>;
+  // Per node, its kind's position in direct_kinds, or none.
+  template <class Ctx>
+  static constexpr auto direct_kind = []<std::size_t... I>(std::index_sequence<I...>) {
+    const name_table<direct_kinds<Ctx>> table{};
+    std::array<std::size_t, A::size> out{position_in<decltype(direct_key<I, Ctx>())>(&table)...};
+    for (auto& k : out)
+      if (k >= boost::mp11::mp_size<direct_kinds<Ctx>>::value) k = none;
+    return out;
+  }
+  (std::make_index_sequence<A::size>{});
+  // Node I's call, not a coroutine: what it returns is the node's own (not yet started) coroutine.
+  template <std::size_t I, class Ctx, class T>
+  static awaitable<T> direct_call(const App& app, const S& state, Ctx& context) {
+    return raw_call(detail::slot_at<I>(app.nodes_), state, context);
+  }
+  template <std::size_t I, class Ctx, class T>
+  static constexpr auto direct_entry() {
+    using fn = awaitable<T> (*)(const App&, const S&, Ctx&);
+    if constexpr (std::is_same_v<decltype(direct_key<I, Ctx>()), void>) {
+      return fn{nullptr};
+    } else {
+      if constexpr (std::is_same_v<typename decltype(direct_key<I, Ctx>())::awaited, T>)
+        return fn{&direct_call<I, Ctx, T>};
+      else
+        return fn{nullptr};
+    }
+  }
+  template <class Ctx, class T>
+  static constexpr auto direct_calls = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<awaitable<T> (*)(const App&, const S&, Ctx&), A::size>{direct_entry<I, Ctx, T>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  template <class K>
+  static void place_direct(void* out, typename K::awaited&& value) {
+    ::new (out) typename K::result{to_step_result(std::move(value))};
+  }
+
+  template <class R>
+  static void destroy_result(void* p) {
+    std::launder(static_cast<R*>(p))->~R();
+  }
+  template <std::size_t I, class Ctx>
+  static constexpr auto destroy_entry() {
+    if constexpr (node_is_coroutine<I, Ctx>())
+      return &destroy_result<typename App::template result_slot_t<I, Ctx>::value_type>;
+    else
+      return static_cast<void (*)(void*)>(nullptr);
+  }
+  template <class Ctx>
+  static constexpr auto destroy_table = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<void (*)(void*), A::size>{destroy_entry<I, Ctx>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  // The node of a step that runs one coroutine node and nothing else (no sends, no coroutine
+  // router after it), or none.
+  template <class Ctx>
+  static std::size_t lone_coroutine(const position& at) {
+    const std::size_t only = only_member(at.active);
+    if (only == none || !lone_table<Ctx>[only] || coroutine_router_from[only] || App::pending_sends(at)) return none;
+    return only;
   }
 
   // ---- one step --------------------------------------------------------------------------
@@ -345,19 +549,36 @@ struct async_runs {
       const std::size_t limit = options.max_concurrency ? options.max_concurrency : count;
       boost::asio::experimental::concurrent_channel<void(boost::system::error_code)> wake(ex, count);
       std::vector<boost::asio::cancellation_signal> signals(count);
-      std::vector<std::atomic<bool>> done(count);
+      enum : char { not_started, started, finished_task };
+      std::vector<std::atomic<char>> phase(count);  // each task's
       std::atomic<std::size_t> finished{0};
       std::size_t launched = 0;
+      // Per node, its tasks running (its call and its send copies), for the nodes' own limits.
+      std::vector<std::atomic<std::size_t>> running_of(any_node_limit ? A::size : 0);
+      auto launch = [&](std::size_t c) {
+        phase[c] = started;
+        ++launched;
+        const std::size_t node = coroutines[c].first.node;
+        if constexpr (any_node_limit) running_of[node].fetch_add(1);
+        boost::asio::co_spawn(ex, coroutines[c].second(f, coroutines[c].first.send),
+                              boost::asio::bind_cancellation_slot(
+                                  signals[c].slot(), [&wake, &finished, &phase, &running_of, c, node](std::exception_ptr) {
+                                    phase[c] = finished_task;
+                                    if constexpr (any_node_limit) running_of[node].fetch_sub(1);
+                                    (void)node, (void)running_of;  // used only with node limits
+                                    finished.fetch_add(1);
+                                    wake.try_send(boost::system::error_code{});
+                                  }));
+      };
       auto launch_more = [&] {
-        for (; launched < count && launched - finished.load() < limit; ++launched) {
-          const std::size_t c = launched;
-          boost::asio::co_spawn(ex, coroutines[c].second(f, coroutines[c].first.send),
-                                boost::asio::bind_cancellation_slot(
-                                    signals[c].slot(), [&wake, &finished, &done, c](std::exception_ptr) {
-                                      done[c] = true;
-                                      finished.fetch_add(1);
-                                      wake.try_send(boost::system::error_code{});
-                                    }));
+        if constexpr (any_node_limit) {  // in node order, skipping the nodes at their limits
+          for (std::size_t c = 0; c < count && launched - finished.load() < limit; ++c) {
+            const std::size_t node = coroutines[c].first.node;
+            if (phase[c] == not_started && (node_limits[node] == 0 || running_of[node].load() < node_limits[node]))
+              launch(c);
+          }
+        } else {
+          while (launched < count && launched - finished.load() < limit) launch(launched);
         }
       };
       launch_more();
@@ -403,8 +624,8 @@ struct async_runs {
         if (cancelled) co_await boost::asio::this_coro::reset_cancellation_state();
         if ((expired || cancelled) && stopped == stop::no) {
           stopped = expired ? stop::expired : stop::cancelled;
-          for (std::size_t c = 0; c < launched; ++c)
-            if (!done[c]) signals[c].emit(boost::asio::cancellation_type::terminal);
+          for (std::size_t c = 0; c < count; ++c)
+            if (phase[c] == started) signals[c].emit(boost::asio::cancellation_type::terminal);
         }
       }
       if (stopped == stop::expired) throw deadline_error(step_no, running());
@@ -457,6 +678,27 @@ struct async_runs {
     return std::array<route_fn, A::branch_count>{route_entry<B>()...};
   }
   (std::make_index_sequence<A::branch_count>{});
+
+  // ---- limits ------------------------------------------------------------------------------
+
+  // A node's own limit on its tasks of one step running at once (its call and its send
+  // copies): `static constexpr std::size_t max_concurrency = n;` in the node; 0: none.
+  template <class N>
+  static constexpr std::size_t node_limit_of() {
+    if constexpr (requires { N::max_concurrency; })
+      return static_cast<std::size_t>(N::max_concurrency);
+    else
+      return 0;
+  }
+  static constexpr auto node_limits = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<std::size_t, A::size>{node_limit_of<typename App::template node_t<I>>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  static constexpr bool any_node_limit = [] {
+    for (std::size_t n : node_limits)
+      if (n > 0) return true;
+    return false;
+  }();
 
   // ---- which steps need coroutines ---------------------------------------------------------
 
@@ -526,6 +768,10 @@ struct async_runs {
   }
   (std::make_index_sequence<A::size>{});
 };
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 }  // namespace detail
 

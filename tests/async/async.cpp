@@ -190,6 +190,52 @@ TEST_CASE("async: a loop with a coroutine router, and sends to a coroutine targe
 }
 
 namespace async_cases {
+// A send target that lets two of its copies run at once (its own max_concurrency).
+struct limited_square {
+  static constexpr std::size_t max_concurrency = 2;
+  using writes = sg::writes<&State::log, &State::n>;
+  asio::awaitable<log_n_patch> operator()(sg::view<State, sg::reads<>>, const int& x, probe& p) const {
+    ++p.calls;
+    const int now = ++p.in_flight;
+    for (int seen = p.most.load(); now > seen && !p.most.compare_exchange_weak(seen, now);) {
+    }
+    co_await pause(std::chrono::milliseconds(10 - x));
+    --p.in_flight;
+    co_return sg::write<&State::log>("sq" + std::to_string(x * x)) | sg::write<&State::n>(x * x);
+  }
+};
+struct fan_limited {
+  using reads = sg::reads<&State::items>;
+  using sends = sg::sends<limited_square>;
+  std::vector<sg::send_to<limited_square, int>> operator()(sg::view<State, reads> in) const {
+    std::vector<sg::send_to<limited_square, int>> out;
+    for (int x : in.get<&State::items>()) out.push_back(sg::send<limited_square>(x));
+    return out;
+  }
+};
+using sending_limited = sg::graph<State, sg::edge<sg::start, fan_limited>, sg::edge<limited_square, sg::end>>;
+}  // namespace async_cases
+
+TEST_CASE("async: a node's own max_concurrency caps its send copies running at once") {
+  auto app = sg::compile<sending_limited>();
+  const State in{.items = {1, 2, 3, 4, 5, 6}};
+  const std::vector<std::string> expected{"sq1", "sq4", "sq9", "sq16", "sq25", "sq36"};  // send order
+  probe p;
+  const State out = run_async<State>([&] { return app.async_invoke(in, p); });
+  CHECK(p.calls == 6);
+  CHECK(p.most == 2);  // six copies in one step, two at a time
+  CHECK(logged(out) == expected);
+  CHECK(out.n.value() == 91);
+  // The run's limit still applies on top of the node's.
+  probe one;
+  const State out_one = run_async<State>([&] { return app.async_invoke(in, one, sg::async_options{.max_concurrency = 1}); });
+  CHECK(one.most == 1);
+  CHECK(logged(out_one) == expected);
+  probe seq;
+  CHECK(logged(app.invoke(in, seq)) == expected);
+}
+
+namespace async_cases {
 // Waits as long as the run's random delays say, then writes and may send to the collector.
 struct delays {
   int ms[4] = {};
