@@ -81,15 +81,11 @@ class app {
       return run(std::move(input), context, config);
   }
 
-  // An input of neither type, or a temporary where the context goes: one error at the
-  // caller's line (rules/inputs.hpp).
+  // Arguments no overload takes (an input of neither type, a temporary where the context
+  // goes): one error at the caller's line, not the app's type (rules/misuse.hpp).
   template <class... Rest>
-  state_type invoke(rules::not_a_run_input<state_type>, Rest&&...) const {
-    return {};
-  }
-  state_type invoke(state_type, rules::not_a_context<run_config>, const run_config& = {}) const { return {}; }
-  template <class... E>
-  state_type invoke(patch<E...>, rules::not_a_context<run_config>, const run_config& = {}) const {
+  state_type invoke(std::type_identity_t<rules::wrong_call<rules::invoke_call<state_type>, Rest...>>,
+                    const Rest&...) const {
     return {};
   }
 
@@ -166,7 +162,8 @@ class app {
       return stream_with(std::move(input), mode, context, callback, config);
   }
   template <class... Rest>
-  state_type stream(rules::not_a_run_input<state_type>, Rest&&...) const {
+  state_type stream(std::type_identity_t<rules::wrong_call<rules::stream_call<state_type>, Rest...>>,
+                    const Rest&...) const {
     return {};
   }
   // The same as a range-v3 input range of events: each step runs when the range reaches
@@ -195,8 +192,15 @@ class app {
   // An async run (opt-in: #include <stategraph/asio.hpp>):
   // `co_await app.async_invoke(input[, ctx][, run_config][, sg::async_options])`.
   template <class... Args>
+    requires detail::async_invoke_fits<app, void, Args...>::value
   auto async_invoke(Args&&... args) const {
     return detail::async_runs<app>::invoke(*this, std::forward<Args>(args)...);
+  }
+  // Arguments no overload takes, or no <stategraph/asio.hpp>: one error at the caller's line.
+  template <class... Rest>
+  auto async_invoke(std::type_identity_t<rules::wrong_call<rules::async_invoke_call<state_type>, Rest...>>,
+                    const Rest&...) const {
+    return typename detail::async_result_of<app>::type{};
   }
 
   // The payload queue a node keeps for the sends it receives (no_queue when none).

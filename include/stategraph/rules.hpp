@@ -49,5 +49,6 @@
 #include <stategraph/rules/targets.hpp>
 #include <stategraph/rules/writes.hpp>
 #include <stategraph/rules/inputs.hpp>  // after writes.hpp and channels.hpp, which it includes
+#include <stategraph/rules/misuse.hpp>
 
 #include <stategraph/rules/check_all.hpp>

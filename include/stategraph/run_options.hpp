@@ -84,6 +84,24 @@ namespace detail {
 // The seam to the opt-in async runs: declared here, defined by <stategraph/asio.hpp>.
 template <class App>
 struct async_runs;
+// Whether app.async_invoke takes these arguments (an async run's overloads, once defined).
+template <class App, class, class... Args>
+struct async_invoke_fits : std::false_type {};
+template <class App, class... Args>
+struct async_invoke_fits<
+    App, std::void_t<decltype(async_runs<App>::invoke(std::declval<const App&>(), std::declval<Args>()...))>, Args...>
+    : std::true_type {};
+// What app.async_invoke returns: the run's awaitable once <stategraph/asio.hpp> defines it,
+// else the state (for the catch-all overload, which has raised its one error).
+template <class App, class = void>
+struct async_result_of {
+  using type = typename App::state_type;
+};
+template <class App>
+struct async_result_of<App, std::void_t<decltype(async_runs<App>::invoke(
+                                std::declval<const App&>(), std::declval<typename App::state_type>()))>> {
+  using type = decltype(async_runs<App>::invoke(std::declval<const App&>(), std::declval<typename App::state_type>()));
+};
 }  // namespace detail
 
 template <class Executor>

@@ -295,13 +295,14 @@ TEST_CASE("generic nodes get a view of their reads that knows the node and passe
   CHECK(out.log == std::vector<std::string>{"class 3", "lambda 6"});
 }
 
-// A run input of neither type converts only to the overload that reports it (misuse_*.cpp):
-// the state, a patch and a named context never do.
-static_assert(!std::is_convertible_v<S, sg::rules::not_a_run_input<S>>);
-static_assert(!std::is_convertible_v<sg::patch<>, sg::rules::not_a_run_input<S>>);
-static_assert(std::is_convertible_v<int, sg::rules::not_a_run_input<S>>);
-static_assert(!std::is_convertible_v<S&, sg::rules::not_a_context<sg::run_config>>);
-static_assert(!std::is_convertible_v<sg::run_config, sg::rules::not_a_context<sg::run_config>>);
-static_assert(std::is_convertible_v<S, sg::rules::not_a_context<sg::run_config>>);
+// An entry point's catch-all (rules/misuse.hpp, misuse_*.cpp) takes its first argument as
+// wrong_call, which converts from anything but another type that converts to what the fitting
+// overloads take (those would tie); the state itself converts, and loses to them by ranking.
+struct derived_input : S {};
+using invoke_catch_all = sg::rules::wrong_call<sg::rules::invoke_call<S>>;
+static_assert(std::is_convertible_v<int, invoke_catch_all>);
+static_assert(std::is_convertible_v<S, invoke_catch_all>);
+static_assert(!std::is_convertible_v<derived_input, invoke_catch_all>);
+static_assert(std::is_convertible_v<const char*, sg::rules::wrong_call<sg::rules::get_state_call>>);
 
 }  // namespace unity_nodes_view_patch

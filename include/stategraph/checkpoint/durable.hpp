@@ -273,6 +273,36 @@ template <class V>
 concept resume_answer = !std::is_same_v<std::remove_cvref_t<V>, run_config> &&
                         !std::is_same_v<std::remove_cvref_t<V>, checkpoint_id> &&
                         (detail::codable<std::remove_cvref_t<V>>() || std::is_constructible_v<nlohmann::json, const V&>);
+// What a misused get_state returns: usable as either overload's result (a snapshot or an
+// optional one), so that the diagnostic stays the one error.
+template <class Snapshot>
+struct any_snapshot : Snapshot {
+  const Snapshot* operator->() const { return this; }
+  const Snapshot& operator*() const { return *this; }
+  explicit operator bool() const { return false; }
+  bool has_value() const { return false; }
+  const Snapshot& value() const { return *this; }
+};
+// What the plain app's stream takes after (state, mode): the thread-less stream forwards only
+// these, so that other arguments reach the catch-all overload (rules/misuse.hpp).
+template <class S, class... Args>
+inline constexpr bool plain_stream_fits = false;
+template <class S>
+inline constexpr bool plain_stream_fits<S> = true;
+template <class S, class A>
+inline constexpr bool plain_stream_fits<S, A> =
+    std::is_convertible_v<A, const run_config&> || std::is_invocable_v<std::remove_reference_t<A>&, const event<S>&>;
+template <class S, class A, class B>
+inline constexpr bool plain_stream_fits<S, A, B> =
+    (std::is_invocable_v<std::remove_reference_t<A>&, const event<S>&> &&
+     std::is_convertible_v<B, const run_config&>) ||
+    (std::is_lvalue_reference_v<A> &&
+     std::is_invocable_v<std::remove_reference_t<B>&, const event_for<S, std::remove_reference_t<A>>&>);
+template <class S, class A, class B, class C>
+inline constexpr bool plain_stream_fits<S, A, B, C> =
+    std::is_lvalue_reference_v<A> &&
+    std::is_invocable_v<std::remove_reference_t<B>&, const event_for<S, std::remove_reference_t<A>>&> &&
+    std::is_convertible_v<C, const run_config&>;
 template <class Ctx>
 concept user_context = !std::is_same_v<std::remove_const_t<Ctx>, run_config> &&
                        !std::is_same_v<std::remove_const_t<Ctx>, checkpoint_id> &&
@@ -636,6 +666,7 @@ class durable_app {
   }
   // A run without a thread, as the plain app streams it: nothing is stored.
   template <class... Args>
+    requires detail::plain_stream_fits<state_type, Args...>
   auto stream(state_type input, stream_mode mode, Args&&... args) const {
     return app_.stream(std::move(input), mode, std::forward<Args>(args)...);
   }
@@ -696,6 +727,39 @@ class durable_app {
       throw checkpoint_error("stategraph: thread '" + thread.value +
                              "' has nothing to resume (its run is over); nothing was changed");
     return r.run(context, config, true, before_step);
+  }
+
+  // Arguments no overload takes: one error at the caller's line, naming the entry point and
+  // the arguments' types, not this app's type (rules/misuse.hpp).
+  template <class... Rest>
+  state_type invoke(std::type_identity_t<rules::wrong_call<rules::checkpointed_invoke_call<state_type>, Rest...>>,
+                    const Rest&...) const {
+    return {};
+  }
+  template <class... Rest>
+  state_type stream(std::type_identity_t<rules::wrong_call<rules::checkpointed_stream_call<state_type>, Rest...>>,
+                    const Rest&...) const {
+    return {};
+  }
+  template <class... Rest>
+  state_type resume(std::type_identity_t<rules::wrong_call<rules::resume_call, Rest...>>,
+                    const Rest&...) const {
+    return {};
+  }
+  template <class... Rest>
+  detail::any_snapshot<snapshot<state_type>> get_state(
+      std::type_identity_t<rules::wrong_call<rules::get_state_call, Rest...>>, const Rest&...) const {
+    return {};
+  }
+  template <class... Rest>
+  std::vector<snapshot<state_type>> history(
+      std::type_identity_t<rules::wrong_call<rules::history_call, Rest...>>, const Rest&...) const {
+    return {};
+  }
+  template <class... Rest>
+  std::int64_t update_state(
+      std::type_identity_t<rules::wrong_call<rules::update_state_call, Rest...>>, const Rest&...) {
+    return 0;
   }
 
   std::optional<snapshot<state_type>> get_state(const thread_id& thread) const {

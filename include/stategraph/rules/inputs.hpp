@@ -93,10 +93,9 @@ constexpr bool check_partial_input() {
 }  // namespace stategraph::rules
 
 // ---- a run input of neither type -------------------------------------------------------
-// app.invoke and app.stream take the graph's state or a partial input. A call with anything
-// else picks the overload taking not_a_run_input, whose constructor fails at the caller's
-// line: a "no matching function" would print the app's whole type (graph, nodes, lambdas)
-// in each of its notes, lines of thousands of characters.
+// The diagnostics of an app.invoke or app.stream given an input that is neither the state
+// nor a partial input, or a temporary where the context goes (raised through
+// rules/misuse.hpp, at the caller's line).
 namespace stategraph::rules {
 
 template <class Input, class S>
@@ -114,19 +113,7 @@ inline constexpr bool is_patch_v = false;
 template <class... E>
 inline constexpr bool is_patch_v<patch<E...>> = true;
 
-template <class S>
-struct not_a_run_input {
-  template <class T>
-    requires(!std::is_convertible_v<T, S> && !is_patch_v<std::remove_cvref_t<T>> &&
-             !std::is_same_v<std::remove_cvref_t<T>, not_a_run_input>)
-  not_a_run_input(T&&) {  // NOLINT: converts implicitly, as the state would
-    (void)run_input_is_neither_the_state_nor_a_patch<std::decay_t<T>, S>{};
-  }
-};
-
-// The same for the argument after the input: a context is passed as a named object (nodes
-// may change it), else a run_config. A temporary of another type (`app.invoke(s, 42)`)
-// picks the overload taking not_a_context, which fails at the caller's line.
+// A context is passed as a named object (nodes may change it), else a run_config.
 template <class Argument>
 struct second_argument_is_neither_a_named_context_nor_a_run_config {
   template <int = 0>
@@ -135,16 +122,6 @@ struct second_argument_is_neither_a_named_context_nor_a_run_config {
                   "app.invoke(input, ctx): pass the context as a named object (an lvalue), or a run_config");
   };
   static constexpr fail<> raised{};
-};
-
-template <class Config>
-struct not_a_context {
-  template <class T>
-    requires(!std::is_lvalue_reference_v<T> && !std::is_convertible_v<T, Config> &&
-             !std::is_same_v<std::remove_cvref_t<T>, not_a_context>)
-  not_a_context(T&&) {  // NOLINT: converts implicitly, as a context would bind
-    (void)second_argument_is_neither_a_named_context_nor_a_run_config<std::decay_t<T>>{};
-  }
 };
 
 }  // namespace stategraph::rules

@@ -1,0 +1,188 @@
+// Not rules: an app's entry point called with arguments none of its overloads takes. A "no
+// matching function" would print the app's whole type (graph, analysis, bound lambda nodes)
+// in the error and in each candidate's note, lines of thousands of characters. Each entry
+// point has one more overload instead, taking its first argument as `wrong_call`: it loses
+// to every overload that fits (it needs a user-defined conversion where they need none) and
+// is picked only when none fits; its converting constructor then fails at the caller's
+// line with one error naming the entry point, the arguments' types and what it takes.
+#pragma once
+
+#include <stategraph/detail/meta.hpp>
+#include <stategraph/events.hpp>
+#include <stategraph/rules/inputs.hpp>
+#include <stategraph/run_options.hpp>
+
+#include <boost/mp11/list.hpp>
+
+#include <type_traits>
+
+namespace stategraph::rules {
+
+// One diagnostic per entry point: its name is what the error shows first, its message what
+// the entry point takes.
+
+template <class... Arguments>
+struct invoke_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<invoke_arguments_fit_no_overload>,
+                  "app.invoke takes (input[, context][, run_config]): the state or a partial input, a named context");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class... Arguments>
+struct stream_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<stream_arguments_fit_no_overload>,
+                  "app.stream takes (state, stream_mode[, context], callback(const sg::event<S>&)[, run_config])");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class... Arguments>
+struct async_invoke_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(
+        stategraph::detail::always_false<async_invoke_arguments_fit_no_overload>,
+        "app.async_invoke takes (state[, context][, run_config][, async_options]) from <stategraph/asio.hpp>");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class... Arguments>
+struct checkpointed_invoke_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<checkpointed_invoke_arguments_fit_no_overload>,
+                  "checkpointed invoke takes (input, sg::thread_id{\"t\"}[, checkpoint_id][, context][, run_config])");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class... Arguments>
+struct checkpointed_stream_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(
+        stategraph::detail::always_false<checkpointed_stream_arguments_fit_no_overload>,
+        "checkpointed stream takes (state, sg::thread_id{\"t\"}, stream_mode[, context][, callback][, run_config])");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class... Arguments>
+struct resume_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(
+        stategraph::detail::always_false<resume_arguments_fit_no_overload>,
+        "resume takes (sg::thread_id{\"t\"}[, checkpoint_id | answer | sg::answers][, context][, run_config])");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class... Arguments>
+struct get_state_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<get_state_arguments_fit_no_overload>,
+                  "get_state takes (sg::thread_id{\"t\"}[, checkpoint_ns<...>][, checkpoint_id])");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class... Arguments>
+struct history_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<history_arguments_fit_no_overload>,
+                  "history takes (sg::thread_id{\"t\"}[, checkpoint_ns<...>][, list_options])");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class... Arguments>
+struct update_state_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<update_state_arguments_fit_no_overload>,
+                  "update_state takes (sg::thread_id{\"t\"}[, checkpoint_ns<...>], sg::write<&S::a>(x) | ..., "
+                  "sg::as_node<Node>)");
+  };
+  static constexpr fail<> raised{};
+};
+
+// The entry points (short names: they appear in the notes): each says what its fitting
+// overloads take first and chooses the diagnostic for the arguments given (decayed).
+template <class S>
+struct invoke_call {
+  using expected = S;
+  // (input, X) picked here: X did not bind as a context (Ctx&), so it is a temporary.
+  template <class First, class... Rest>
+  using diagnostic =
+      std::conditional_t<!std::is_convertible_v<First, S> && !is_patch_v<First>,
+                         run_input_is_neither_the_state_nor_a_patch<First, S>,
+                         std::conditional_t<sizeof...(Rest) == 1 && !(std::is_same_v<Rest, run_config> && ...),
+                                            second_argument_is_neither_a_named_context_nor_a_run_config<
+                                                boost::mp11::mp_front<boost::mp11::mp_list<Rest..., void>>>,
+                                            invoke_arguments_fit_no_overload<First, Rest...>>>;
+};
+template <class S>
+struct stream_call {
+  using expected = S;
+  template <class First, class... Rest>
+  using diagnostic = std::conditional_t<!std::is_convertible_v<First, S> && !is_patch_v<First>,
+                                        run_input_is_neither_the_state_nor_a_patch<First, S>,
+                                        stream_arguments_fit_no_overload<First, Rest...>>;
+};
+template <class S>
+struct checkpointed_invoke_call {
+  using expected = S;
+  template <class First, class... Rest>
+  using diagnostic = std::conditional_t<!std::is_convertible_v<First, S> && !is_patch_v<First>,
+                                        run_input_is_neither_the_state_nor_a_patch<First, S>,
+                                        checkpointed_invoke_arguments_fit_no_overload<First, Rest...>>;
+};
+template <class S>
+struct async_invoke_call {
+  using expected = S;
+  template <class... Arguments>
+  using diagnostic = async_invoke_arguments_fit_no_overload<Arguments...>;
+};
+template <class S>
+struct checkpointed_stream_call {
+  using expected = S;
+  template <class... Arguments>
+  using diagnostic = checkpointed_stream_arguments_fit_no_overload<Arguments...>;
+};
+template <template <class...> class Diagnostic>
+struct thread_call {
+  using expected = thread_id;
+  template <class... Arguments>
+  using diagnostic = Diagnostic<Arguments...>;
+};
+struct resume_call : thread_call<resume_arguments_fit_no_overload> {};
+struct get_state_call : thread_call<get_state_arguments_fit_no_overload> {};
+struct history_call : thread_call<history_arguments_fit_no_overload> {};
+struct update_state_call : thread_call<update_state_arguments_fit_no_overload> {};
+
+// The first parameter of an entry point's catch-all overload (as
+// `std::type_identity_t<wrong_call<Entry, Rest...>>`, the other parameters being
+// `const Rest&...`). It converts from anything but a type other than Entry::expected (what
+// the fitting overloads take first) that converts to it, so that it never ties with them;
+// the conversion, made at the caller's line, raises the entry point's diagnostic.
+template <class Entry, class... Rest>
+struct wrong_call {
+  using expected = typename Entry::expected;
+  template <class T>
+    requires((!std::is_convertible_v<T, expected> || std::is_same_v<std::remove_cvref_t<T>, expected>) &&
+             !std::is_same_v<std::remove_cvref_t<T>, wrong_call>)
+  wrong_call(T&&) {  // NOLINT: converts implicitly, as the fitting overloads' argument would
+    (void)typename Entry::template diagnostic<std::decay_t<T>, Rest...>{};
+  }
+};
+
+}  // namespace stategraph::rules
