@@ -5,7 +5,8 @@
 // continues from there.
 #pragma once
 
-#include <stategraph/stategraph.hpp>
+#include <stategraph/errors.hpp>
+#include <stategraph/run.hpp>
 
 #include <chrono>
 #include <concepts>
