@@ -489,6 +489,31 @@ TEST_CASE("fleet: a taken-over run whose old attempt finishes it just before the
   check_one_chain(store, "race", goal + 1);
 }
 
+TEST_CASE("fleet: a claim takes a run whose lease expired before the oldest pending run") {
+  sg_test::temp_schema schema("fleet_claim_order");
+  sg::postgres_queue queue(sg_test::postgres_conninfo(), sg::postgres_options{.schema = schema.name()});
+  const auto first = queue.submit(sg::thread_id{"a"}, Job{.goal = 1});
+  const auto second = queue.submit(sg::thread_id{"b"}, Job{.goal = 1});
+  const auto later = queue.submit(sg::thread_id{"a"}, Job{.goal = 1});  // waits for `first`
+  const auto c1 = queue.claim("w1", 1h);
+  REQUIRE(c1);
+  CHECK(c1->id == first);
+  const auto c2 = queue.claim("w2", 300ms);
+  REQUIRE(c2);
+  CHECK(c2->id == second);  // not `later`: its thread's older run is running
+  REQUIRE(queue.give_back(*c1, "w1", "tried again"));  // `first` is pending again, older than `second`
+  std::this_thread::sleep_for(400ms);                  // `second`'s lease lapses
+  const auto c3 = queue.claim("w3", 1h);
+  REQUIRE(c3);
+  CHECK(c3->id == second);  // the abandoned run first
+  CHECK(c3->attempt == 2);
+  const auto c4 = queue.claim("w4", 1h);
+  REQUIRE(c4);
+  CHECK(c4->id == first);
+  CHECK_FALSE(queue.claim("w5", 1h));  // `later` still waits for `first`
+  CHECK(queue.get(later).status == sg::run_status::pending);
+}
+
 TEST_CASE("fleet: prune removes the final runs that finished before a time, with their events, and nothing else") {
   sg_test::temp_schema schema("fleet_prune");
   work_sleep_ms = 0;

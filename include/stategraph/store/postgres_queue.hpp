@@ -295,8 +295,10 @@ class postgres_queue {
 
   // ---- the workers' side (sg::serve) ------------------------------------------------------
 
-  // Claims the oldest claimable run: pending, or running with an expired lease; never one
-  // whose thread has an older run not yet final (a thread's runs go in order, one at a time).
+  // Claims a run whose lease expired, else the oldest pending run whose thread has no older
+  // run not yet final (a thread's runs go in order, one at a time). Each branch walks the
+  // (status, id) index and stops at its first row: one query over both statuses sorted every
+  // candidate, and on a table without statistics the planner probed each against all others.
   std::optional<claimed_run> claim(std::string_view worker, std::chrono::milliseconds lease) {
     detail::pg_params p;
     p.text(worker).int8(lease.count());
@@ -305,12 +307,14 @@ class postgres_queue {
         " lease_until = clock_timestamp() + $2 * interval '1 millisecond',"
         " started = coalesce(r.started, clock_timestamp()),"
         " base = coalesce(r.base, (SELECT head FROM @sg_threads WHERE name = r.thread), 0)"
-        " WHERE r.id = (SELECT c.id FROM @sg_runs c WHERE (c.status = 'pending' OR (c.status = 'running'"
-        " AND c.lease_until < clock_timestamp())) AND NOT EXISTS (SELECT 1 FROM @sg_runs e WHERE e.thread = c.thread"
-        " AND e.id < c.id AND e.status IN ('pending', 'running')) ORDER BY c.id LIMIT 1 FOR UPDATE OF c SKIP LOCKED)"
+        " WHERE r.id = coalesce((SELECT c.id FROM @sg_runs c WHERE c.status = 'running'"
+        " AND c.lease_until < clock_timestamp() ORDER BY c.id LIMIT 1 FOR UPDATE OF c SKIP LOCKED),"
+        " (SELECT c.id FROM @sg_runs c WHERE c.status = 'pending' AND NOT EXISTS (SELECT 1 FROM @sg_runs e"
+        " WHERE e.thread = c.thread AND e.id < c.id AND e.status IN ('pending', 'running'))"
+        " ORDER BY c.id LIMIT 1 FOR UPDATE OF c SKIP LOCKED))"
         " AND r.status IN ('pending', 'running')"
         " RETURNING r.id, r.thread, r.kind, r.input, r.graph, r.base, r.attempts, r.cancel_requested",
-        p, "claiming a run");
+        p, "claiming a run", hot::claim);
     if (r.rows() == 0) return std::nullopt;
     return claimed_run{r.integer(0, 0), std::string(r.bytes(0, 1)), kind_of(r.bytes(0, 2)),
                        std::string(r.bytes(0, 3)), std::string(r.bytes(0, 4)), r.integer(0, 5),
@@ -328,7 +332,7 @@ class postgres_queue {
     auto r = exec(
         "UPDATE @sg_runs SET lease_until = clock_timestamp() + $2 * interval '1 millisecond'"
         " WHERE id = ANY ($3) AND worker = $1 AND status = 'running' RETURNING id, cancel_requested",
-        p, "renewing leases");
+        p, "renewing leases", hot::heartbeat);
     std::vector<std::pair<std::int64_t, bool>> out;
     for (int i = 0; i < r.rows(); ++i) out.emplace_back(r.integer(i, 0), r.boolean(i, 1));
     return out;
@@ -348,7 +352,7 @@ class postgres_queue {
         " INSERT INTO @sg_run_events (run, seq, attempt, kind, data)"
         " SELECT $1, coalesce((SELECT max(seq) FROM @sg_run_events WHERE run = $1), 0) + 1, $3, $4,"
         " json_build_object('checkpoint', $7::bigint, 'error', $8::text)::text FROM f RETURNING seq",
-        p, "recording a run's outcome");
+        p, "recording a run's outcome", hot::finish);
     return r.rows() == 1;
   }
   // Gives the run back to the queue after a failed attempt (it will be claimed again).
@@ -361,7 +365,7 @@ class postgres_queue {
         " INSERT INTO @sg_run_events (run, seq, attempt, kind, data)"
         " SELECT $1, coalesce((SELECT max(seq) FROM @sg_run_events WHERE run = $1), 0) + 1, $3, 'retry',"
         " json_build_object('error', $4::text)::text FROM f RETURNING seq",
-        p, "giving a run back");
+        p, "giving a run back", hot::give_back);
     return r.rows() == 1;
   }
   int failures(std::int64_t run) const {
@@ -379,7 +383,7 @@ class postgres_queue {
                 " SELECT $1, coalesce((SELECT max(seq) FROM @sg_run_events WHERE run = $1), 0) + 1, $3, $4, $5"
                 " FROM @sg_runs WHERE id = $1 AND worker = $2 AND attempts = $3 AND status = 'running'"
                 " RETURNING seq",
-                p, "recording a run event")
+                p, "recording a run event", hot::record)
                .rows() == 1;
   }
 
@@ -441,9 +445,14 @@ class postgres_queue {
     return sql;
   }
 
+  // The statements a worker runs for every step or run, prepared once per connection: parsing
+  // and planning them again each time was a large share of the server's work per step.
+  enum class hot : int { claim, heartbeat, finish, give_back, record, none };
+
   // One statement with bound parameters; a lost connection or a serialization failure is
   // tried again (max_retries), then postgres_transient_error.
-  detail::pg_result exec(const std::string& sql_text, const detail::pg_params& p, const char* doing) const {
+  detail::pg_result exec(const std::string& sql_text, const detail::pg_params& p, const char* doing,
+                         hot prepared = hot::none) const {
     const std::string sql = with_prefix(sql_text);
     auto pause = options_.retry_pause;
     std::string last;
@@ -456,8 +465,7 @@ class postgres_queue {
         last = e.what();
       }
       if (c) {
-        detail::pg_result r(PQexecParams(c->handle, sql.c_str(), p.size(), p.types(), p.values(), p.lengths(),
-                                         p.formats(), 1));
+        detail::pg_result r = run_on(*c, sql, p, prepared);
         const auto status = r.get() != nullptr ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
         if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
           pool_.give_back(std::move(c), true);
@@ -481,6 +489,21 @@ class postgres_queue {
       std::this_thread::sleep_for(pause);
       pause *= 2;
     }
+  }
+
+  static detail::pg_result run_on(detail::pg_connection& c, const std::string& sql, const detail::pg_params& p,
+                                  hot prepared) {
+    if (prepared == hot::none)
+      return detail::pg_result(
+          PQexecParams(c.handle, sql.c_str(), p.size(), p.types(), p.values(), p.lengths(), p.formats(), 1));
+    const std::string name = "sgq" + std::to_string(static_cast<int>(prepared));
+    const std::uint64_t bit = std::uint64_t{1} << static_cast<int>(prepared);
+    if ((c.prepared & bit) == 0) {
+      detail::pg_result r(PQprepare(c.handle, name.c_str(), sql.c_str(), p.size(), p.types()));
+      if (r.get() == nullptr || PQresultStatus(r.get()) != PGRES_COMMAND_OK) return r;
+      c.prepared |= bit;
+    }
+    return detail::pg_result(PQexecPrepared(c.handle, name.c_str(), p.size(), p.values(), p.lengths(), p.formats(), 1));
   }
 
   void open_schema() {
