@@ -3,6 +3,7 @@
 #include <stategraph/inspect.hpp>
 
 #include "fixtures.hpp"
+#include "inspect_page.hpp"
 
 #include <doctest/doctest.h>
 
@@ -14,16 +15,6 @@
 using namespace durable_test;
 
 namespace inspect_test {
-
-// The JSON the page embeds.
-nlohmann::json page_data(const std::string& page) {
-  const std::string open = "<script type=\"application/json\" id=\"sg-data\">";
-  const auto from = page.find(open);
-  REQUIRE(from != std::string::npos);
-  const auto to = page.find("</script>", from);
-  REQUIRE(to != std::string::npos);
-  return nlohmann::json::parse(page.substr(from + open.size(), to - from - open.size()));
-}
 
 const nlohmann::json* link(const nlohmann::json& g, std::string_view from, std::string_view to, std::string_view kind) {
   for (const auto& l : g["links"])
@@ -98,7 +89,7 @@ TEST_CASE_TEMPLATE("the page of a failed step holds the failure's message and th
   auto app = sg::compile<job_graph>(sg::with_store(f.store));
   failures_left = 1;
   CHECK_THROWS_AS(app.invoke(Job{}, sg::thread_id{"j"}), sg::node_error);
-  const auto page = page_data(sg::inspector_html(f.store, "j"));
+  const auto page = inspect_page::data(sg::inspector_html(f.store, "j"));
   REQUIRE(page["checkpoints"].size() == 1);
   const auto& w = page["checkpoints"][0]["w"];
   REQUIRE(w.size() == 2);  // by task name
@@ -112,7 +103,7 @@ TEST_CASE_TEMPLATE("the page of a failed step holds the failure's message and th
 
   Job out = app.resume(sg::thread_id{"j"});
   CHECK(static_cast<const std::vector<std::string>&>(out.log) == strings{"flaky", "steady"});
-  CHECK(page_data(sg::inspector_html(f.store, "j"))["checkpoints"].size() == 2);
+  CHECK(inspect_page::data(sg::inspector_html(f.store, "j"))["checkpoints"].size() == 2);
 }
 
 TEST_CASE("the inspector page holds every checkpoint and only what each step changed") {
@@ -122,7 +113,7 @@ TEST_CASE("the inspector page holds every checkpoint and only what each step cha
   const auto history = app.history(sg::thread_id{"t"});
   const auto page = sg::inspector_html(store, "t", {.title = "chat </script> <b>"});
   CHECK(page.find("chat </script>") == std::string::npos);  // the title cannot end the data
-  const auto data = page_data(page);
+  const auto data = inspect_page::data(page);
   CHECK(data["title"] == "chat </script> <b>");
   CHECK(data["thread"] == "t");
   CHECK(data["graph"] == nlohmann::json::parse(*store.graph("t")));
@@ -180,7 +171,7 @@ TEST_CASE("a long thread's page grows with what it appended, not with its length
   // Each step's 100-byte piece once, with its record; the whole history per step would be
   // steps * steps / 2 pieces.
   CHECK(page.size() < std::size_t{steps} * 400 + 100'000);
-  CHECK(page_data(page)["checkpoints"].size() == steps);
+  CHECK(inspect_page::data(page)["checkpoints"].size() == steps);
 }
 
 }  // namespace inspect_test

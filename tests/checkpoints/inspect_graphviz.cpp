@@ -4,6 +4,7 @@
 #include <stategraph/inspect.hpp>
 
 #include "fixtures.hpp"
+#include "inspect_page.hpp"
 
 #include <doctest/doctest.h>
 
@@ -17,15 +18,6 @@
 using namespace durable_test;
 
 namespace inspect_graphviz_test {
-
-nlohmann::json page_data(const std::string& page) {
-  const std::string open = "<script type=\"application/json\" id=\"sg-data\">";
-  const auto from = page.find(open);
-  REQUIRE(from != std::string::npos);
-  const auto to = page.find("</script>", from);
-  REQUIRE(to != std::string::npos);
-  return nlohmann::json::parse(page.substr(from + open.size(), to - from - open.size()));
-}
 
 // What the page holds in its graph box before the script runs: the renderer's SVG or nothing.
 std::string graph_box(const std::string& page) {
@@ -81,7 +73,7 @@ TEST_CASE("with Graphviz's dot the page holds dot's SVG of the graph, every node
       ++drawn;
     }
     CHECK(drawn == 4);  // __start__, agent, tools, __end__
-    const auto data = page_data(page);
+    const auto data = inspect_page::data(page);
     CHECK(data["drawing"]["by"] == renderer);
     CHECK(data["drawing"]["generator"].get<std::string>().rfind("graphviz version", 0) == 0);
     CHECK_FALSE(data["drawing"].contains("reason"));
@@ -115,7 +107,7 @@ TEST_CASE("a program that acts like dot draws the graph: it gets -Tsvg -o OUT IN
                       "<svg width=\"8pt\"><g class=\"node\"><title>agent</title></g></svg>\\n' > \"$3\"");
   const auto page = sg::inspector_html(t.store, "t", {.graph_renderer = fake});
   CHECK(graph_box(page) == "<svg width=\"8pt\"><g class=\"node\"><title>agent</title></g></svg>");
-  const auto data = page_data(page);
+  const auto data = inspect_page::data(page);
   CHECK(data["drawing"]["by"] == fake);
   CHECK(data["drawing"]["generator"] == "fake 1");
   // The DOT is sg::to_dot's writer on the description's control flow: no channels.
@@ -149,7 +141,7 @@ TEST_CASE("without a working renderer the page lays the graph out itself and say
     CAPTURE(c.renderer);
     const auto page = sg::inspector_html(t.store, "t", {.graph_renderer = c.renderer});
     CHECK(graph_box(page).empty());
-    const auto data = page_data(page);
+    const auto data = inspect_page::data(page);
     CHECK(data["drawing"]["by"] == "page");
     CHECK(data["drawing"]["reason"] == c.reason);
     CHECK(data["graph"].is_object());  // what the page's own layout draws from
