@@ -656,11 +656,11 @@ struct async_runs {
         scopes.push_back(t.send == none
                              ? task_scope{t.node, observer.resume_values(t.node), 0, observer.child_run(t.node)}
                              : task_scope{t.node, observer.send_resume_values(t.node, t.send), 0, nullptr});
-    auto spawn_on = [&](const boost::asio::any_io_executor& ex, std::size_t c) -> boost::asio::any_io_executor {
+    auto spawn_on = [&](const boost::asio::any_io_executor& ex, [[maybe_unused]] std::size_t c) -> decltype(auto) {
       if constexpr (Observer::persists)
         return scoped_executor{ex, &scopes[c]};
       else
-        return ex;
+        return (ex);  // the executor itself, not a copy
     };
 
     if (coroutines.size() == 1 && plain.empty() && !deadline) {

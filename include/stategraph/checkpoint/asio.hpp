@@ -6,9 +6,9 @@
 // store is called inline, on the run's thread, between steps (a commit blocks that thread for
 // the store's put; durability::async moves the put to the app's commit thread). A step that
 // is cancelled or passes the deadline writes nothing, so the thread resumes from the last
-// checkpoint; one that fails is recorded as invoke records it. A coroutine node cannot call
-// sg::interrupt here: its answers are found through a per-thread scope, which a suspended
-// coroutine does not keep.
+// checkpoint; one that fails is recorded as invoke records it. A coroutine node may call
+// sg::interrupt: each coroutine task resumes with its own per-thread scope installed. A
+// subgraph node whose child has coroutines awaits the child's checkpointed run.
 #pragma once
 
 #include <stategraph/asio.hpp>
