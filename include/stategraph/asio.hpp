@@ -764,6 +764,10 @@ struct async_runs {
       if (stopped == stop::cancelled) throw cancelled_error(step_no, running());
     }
 
+    // A task's completion may have resumed this step inline, inside the task's scope, which
+    // ends with this step's frame: what runs from here on is no node's task.
+    if constexpr (Observer::persists) current_task = nullptr;
+
     // The routers run after the barrier, on the merged state, in branch order (a coroutine
     // router is awaited), and add their choices to the next position as run_routers would.
     auto ran = at.active;

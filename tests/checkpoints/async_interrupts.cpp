@@ -268,7 +268,8 @@ TEST_CASE_TEMPLATE("several coroutine interrupts in one async step are answered 
   // Two answered: the other two stay pending; nothing is merged yet.
   auto ids = [&](const sg::thread_id& t) {
     std::vector<std::string> out;
-    for (const auto& i : app.get_state(t)->interrupts) out.push_back(i.id);
+    const auto head = app.get_state(t);
+    for (const auto& i : head->interrupts) out.push_back(i.id);
     return out;
   };
   const auto sid = ids(sync), aid = ids(async);
@@ -292,6 +293,31 @@ TEST_CASE_TEMPLATE("several coroutine interrupts in one async step are answered 
   CHECK(ca.item == 4 + 1 + 1);  // each item once; items 2 and 4 once more per answer
   CHECK(ca.ask == cs.ask);
   CHECK(ca.side == cs.side);
+}
+
+TEST_CASE_TEMPLATE("coroutine interrupts under async_options (one task at a time, a run deadline) as in invoke", F,
+                   DURABLE_FIXTURES) {
+  F f;
+  const auto app = sg::compile<many>(sg::with_store(f.store));
+  const sg::thread_id sync{"sync"}, async{"async"};
+  calls cs, ca;
+  const State input{{}, {1, 2, 3, 4}};
+  const sg::async_options options{.max_concurrency = 1, .deadline = 60s};
+  app.invoke(input, sync, cs);
+  run_async(app.async_invoke(input, async, ca, options));
+  CHECK(pending(app, async) == pending(app, sync));
+  CHECK(pending(app, async).size() == 4);
+  sg::answers all_sync, all_async;
+  const auto sync_head = app.get_state(sync), async_head = app.get_state(async);
+  for (const auto& i : sync_head->interrupts) all_sync.add(i.id, i.node);
+  for (const auto& i : async_head->interrupts) all_async.add(i.id, i.node);
+  const State s = app.resume(sync, all_sync, cs);
+  const State a = run_async(app.async_resume(async, all_async, ca, options));
+  CHECK(std::vector<std::string>(a.log.begin(), a.log.end()) ==
+        std::vector<std::string>{"left:left", "right:right", "item1:auto", "item2:item", "item3:auto", "item4:item"});
+  CHECK(a.log == s.log);
+  CHECK(trail(app, async) == trail(app, sync));
+  CHECK(ca.item == cs.item);
 }
 
 }  // namespace unity_checkpoints_async_interrupts
