@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -43,6 +45,7 @@ struct probe {
   int ticks_during_wait = -1;
   int fetch_calls = 0, ask_calls = 0, intro_calls = 0;
   bool labels = false;  // whether find() gives the optional seam
+  bool slow = false;    // fetch waits until it is cancelled
   struct labeller {
     std::string label(const std::string& s) { return "<" + s + ">"; }
   } found;
@@ -56,6 +59,7 @@ asio::awaitable<void> pause(std::chrono::milliseconds d) {
   asio::steady_timer t(co_await asio::this_coro::executor, d);
   co_await t.async_wait(asio::use_awaitable);
 }
+std::chrono::milliseconds slow_or(const probe& p, std::chrono::milliseconds d) { return p.slow ? 10000ms : d; }
 
 // The child: fetch waits on a timer, then ask interrupts after its own wait.
 struct fetch {
@@ -64,7 +68,7 @@ struct fetch {
     ++p.fetch_calls;
     p.ran_on = &asio::query(co_await asio::this_coro::executor, asio::execution::context);
     const int before = p.ticks;
-    co_await pause(30ms);
+    co_await pause(slow_or(p, 30ms));
     p.ticks_during_wait = p.ticks - before;
     co_return sg::write<&State::log>(std::string("fetch"));
   }
@@ -199,6 +203,44 @@ TEST_CASE_TEMPLATE("a subgraph's checkpointed run is awaited in an async run, in
   run_async(app.async_invoke(State{}, mixed, pm), pm, io);
   CHECK(log_of(app.resume(mixed, std::string("yes"), pm)) == log_of(s2));
   CHECK(trail(app, mixed) == trail(app, sync));
+}
+
+TEST_CASE_TEMPLATE("a cancelled async run cancels the awaited child; a resume ends where invoke ends", F,
+                   DURABLE_FIXTURES) {
+  F f;
+  const auto app = sg::compile<parent_graph>(sg::with_store(f.store));
+  const sg::thread_id sync{"sync"}, async{"async"};
+  probe ps, pa;
+  app.invoke(State{}, sync, ps);
+  const State s = app.resume(sync, std::string("yes"), ps);
+
+  // fetch, inside the child, waits until the run is cancelled.
+  pa.slow = true;
+  asio::io_context io;
+  asio::cancellation_signal cancel;
+  std::exception_ptr failure;
+  asio::co_spawn(io, app.async_invoke(State{}, async, pa),
+                 asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr e, State) { failure = e; }));
+  asio::steady_timer later(io, 50ms);
+  later.async_wait([&](boost::system::error_code) { cancel.emit(asio::cancellation_type::terminal); });
+  const auto started = std::chrono::steady_clock::now();
+  io.run();
+  CHECK(std::chrono::steady_clock::now() - started < 5s);  // not the 10 s wait
+  REQUIRE(failure);
+  CHECK_THROWS_AS(std::rethrow_exception(failure), sg::cancelled_error);
+  const auto head = app.get_state(async);
+  REQUIRE(head);
+  CHECK(log_of(head->values) == strings{"intro"});  // the cancelled step left no checkpoint
+  CHECK(head->next == strings{"research", "labelled"});
+
+  // Resumed: the child runs anew, pauses at ask, and the answer ends the run as invoke's.
+  pa.slow = false;
+  io.restart();
+  run_async(app.async_resume(async, pa), pa, io);
+  const State a = run_async(app.async_resume(async, std::string("yes"), pa), pa, io);
+  CHECK(log_of(a) == log_of(s));
+  CHECK(app.get_state(async)->next.empty());
+  CHECK(trail(app, async) == trail(app, sync));  // the parent's history; the child's has the cancelled run's too
 }
 
 TEST_CASE_TEMPLATE("an optional seam skips a coroutine node in a checkpointed async run as in invoke", F,
