@@ -128,7 +128,9 @@ State run_async(const App& app, const State& input, Ctx& ctx) {
   if (failure) std::rethrow_exception(failure);
   return std::move(*out);
 }
-strings log_of(const State& s) { return strings(s.log.begin(), s.log.end()); }
+strings log_of(const State& s) {
+  return strings(s.log.begin(), s.log.end());
+}
 
 }  // namespace async_seam_cases
 using namespace async_seam_cases;

@@ -90,9 +90,9 @@ struct finish {
     co_return sg::write<&State::log>("finish:" + sg::interrupt<std::string>("done?"));
   }
 };
-using asks = sg::graph<State, sg::edge<sg::start, ask>, sg::edge<sg::start, side>, sg::edge<sg::start, plain>,
-                       sg::edge<ask, finish>, sg::edge<side, sg::end>, sg::edge<plain, sg::end>,
-                       sg::edge<finish, sg::end>>;
+using asks =
+    sg::graph<State, sg::edge<sg::start, ask>, sg::edge<sg::start, side>, sg::edge<sg::start, plain>,
+              sg::edge<ask, finish>, sg::edge<side, sg::end>, sg::edge<plain, sg::end>, sg::edge<finish, sg::end>>;
 
 // Several interrupts in one step: two coroutine nodes and the coroutine send tasks of the even items.
 struct item;
@@ -172,8 +172,8 @@ std::vector<std::string> pending(const App& app, const sg::thread_id& thread) {
   const auto head = app.get_state(thread);
   REQUIRE(head);
   for (const auto& i : head->interrupts)
-    out.push_back(i.node + (i.send ? "[" + std::to_string(*i.send) + "]" : "") + "#" + std::to_string(i.index) +
-                  "=" + i.payload);
+    out.push_back(i.node + (i.send ? "[" + std::to_string(*i.send) + "]" : "") + "#" + std::to_string(i.index) + "=" +
+                  i.payload);
   return out;
 }
 
@@ -238,8 +238,8 @@ TEST_CASE_TEMPLATE("an async run's coroutine interrupt is answered by resume, an
   const State s = app.resume(sync, std::string("C"), cs);
 
   run_async(app.async_invoke(State{}, mixed, cm));
-  app.resume(mixed, std::string("A"), cm);                        // the async pause answered in place
-  run_async(app.async_resume(mixed, std::string("B"), cm));       // the sync pause answered awaited
+  app.resume(mixed, std::string("A"), cm);                   // the async pause answered in place
+  run_async(app.async_resume(mixed, std::string("B"), cm));  // the sync pause answered awaited
   const State m = app.resume(mixed, std::string("C"), cm);
   CHECK(m.log == s.log);
   CHECK(trail(app, mixed) == trail(app, sync));
@@ -284,8 +284,8 @@ TEST_CASE_TEMPLATE("several coroutine interrupts in one async step are answered 
   REQUIRE(aid2.size() == 2);
   const State s3 = app.resume(sync, sg::answers{{sid2[0], "four"}, {sid2[1], "R"}}, cs);
   const State a3 = run_async(app.async_resume(async, sg::answers{{aid2[0], "four"}, {aid2[1], "R"}}, ca));
-  CHECK(std::vector<std::string>(a3.log.begin(), a3.log.end()) == std::vector<std::string>{"left:L", "right:R", "item1:auto", "item2:two",
-                                           "item3:auto", "item4:four"});
+  CHECK(std::vector<std::string>(a3.log.begin(), a3.log.end()) ==
+        std::vector<std::string>{"left:L", "right:R", "item1:auto", "item2:two", "item3:auto", "item4:four"});
   CHECK(a3.log == s3.log);  // the nodes' writes, then the send tasks', in send order
   CHECK(app.get_state(async)->next.empty());
   CHECK(trail(app, async) == trail(app, sync));

@@ -59,7 +59,9 @@ asio::awaitable<void> pause(std::chrono::milliseconds d) {
   asio::steady_timer t(co_await asio::this_coro::executor, d);
   co_await t.async_wait(asio::use_awaitable);
 }
-std::chrono::milliseconds slow_or(const probe& p, std::chrono::milliseconds d) { return p.slow ? 10000ms : d; }
+std::chrono::milliseconds slow_or(const probe& p, std::chrono::milliseconds d) {
+  return p.slow ? 10000ms : d;
+}
 
 // The child: fetch waits on a timer, then ask interrupts after its own wait.
 struct fetch {
@@ -152,7 +154,9 @@ strings trail(const App& app, const sg::thread_id& thread) {
   }
   return out;
 }
-strings log_of(const State& s) { return strings(s.log.begin(), s.log.end()); }
+strings log_of(const State& s) {
+  return strings(s.log.begin(), s.log.end());
+}
 
 }  // namespace async_children
 using namespace async_children;
@@ -171,8 +175,8 @@ TEST_CASE_TEMPLATE("a subgraph's checkpointed run is awaited in an async run, in
   const State a1 = run_async(app.async_invoke(State{}, async, pa), pa, io);
   CHECK(log_of(a1) == strings{"intro"});
   CHECK(log_of(a1) == log_of(s1));
-  CHECK(pa.ran_on == &io);  // the child's coroutine ran on the run's own executor,
-  CHECK(pa.ticks_during_wait > 0);  // and the run's thread went on while it waited
+  CHECK(pa.ran_on == &io);           // the child's coroutine ran on the run's own executor,
+  CHECK(pa.ticks_during_wait > 0);   // and the run's thread went on while it waited
   CHECK(ps.ticks_during_wait == 0);  // (invoke waits for it in place)
   const auto head = app.get_state(async);
   REQUIRE(head);

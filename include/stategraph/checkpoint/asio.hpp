@@ -230,11 +230,13 @@ struct async_durable_runs {
     template <std::size_t I, class Ctx>
     static constexpr bool awaits_child() {
       using N = typename A::template node<I>;
-      if constexpr (subgraph_node<N>)
+      if constexpr (subgraph_node<N>) {
+        using child_runs = async_durable_runs<typename runner::template child_session<I>::child_durable>;
         return async_runs<typename N::child_app>::template any_coroutine<Ctx>() ||
-               async_durable_runs<typename runner::template child_session<I>::child_durable>::template any_awaited_child<Ctx>();
-      else
+               child_runs::template any_awaited_child<Ctx>();
+      } else {
         return false;
+      }
     }
     template <std::size_t I, class Ctx>
     awaitable<typename A::template node<I>::result_type> run_child(const S& state, Ctx& context,
@@ -244,8 +246,8 @@ struct async_durable_runs {
       auto session = r.template open_child_on<I>(state);
       std::optional<typename N::child_state> out;
       try {
-        out.emplace(co_await child_runs::drive(session->d, session->r, context, config, async_options{},
-                                               session->resuming));
+        out.emplace(
+            co_await child_runs::drive(session->d, session->r, context, config, async_options{}, session->resuming));
       } catch (const node_error& e) {  // the child's node named as parent/child, as in place
         throw node_error(std::string(N::name) + "/" + std::string(e.node()), e.step(), e.cause());
       }
