@@ -17,6 +17,9 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/prefer.hpp>
+#include <boost/asio/query.hpp>
+#include <boost/asio/require.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -82,7 +85,22 @@ template <class N, class S, class Ctx, class... Payload>
 using raw_result_t = std::remove_cvref_t<decltype(raw_call(std::declval<const N&>(), std::declval<const S&>(),
                                                            std::declval<Ctx&>(), std::declval<const Payload&>()...))>;
 template <class N, class S, class Ctx, class... Payload>
-inline constexpr bool is_coroutine_call = async_result<raw_result_t<N, S, Ctx, Payload...>>::is_async;
+inline constexpr bool is_coroutine_call = [] {
+  // A node whose optional seam the context's type lacks is never called: a plain task skips it.
+  if constexpr (skipped_by_type<N, Ctx>)
+    return false;
+  else
+    return async_result<raw_result_t<N, S, Ctx, Payload...>>::is_async;
+}();
+// A coroutine node whose optional seam the context may hold: true when it holds none now, and
+// the node's task is then the plain one, which skips it.
+template <class N, class Ctx>
+bool seam_absent(Ctx& context) {
+  if constexpr (skipped_at_run_time<N, Ctx>)
+    return context.template find<optional_seam_t<N>>() == nullptr;
+  else
+    return false;
+}
 
 template <class T>
 awaitable<step_result<T>> as_step_result(awaitable<T> a) {
@@ -166,6 +184,37 @@ awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_cal
     return async_attempt(n, state, context, payload...);
 }
 
+// A checkpointed step spawns its coroutine tasks on this executor: every resumption of a
+// task runs with the task's scope installed, so sg::interrupt finds the node's answers
+// after any co_await, as the per-thread scope of a plain task gives them.
+struct scoped_executor {
+  boost::asio::any_io_executor inner;
+  task_scope* scope = nullptr;
+
+  template <class F>
+  void execute(F&& f) const {
+    inner.execute([s = scope, f = std::forward<F>(f)]() mutable {
+      task_scope_guard guard(s);
+      std::move(f)();
+    });
+  }
+  template <class P>
+  auto query(const P& p) const -> decltype(boost::asio::query(inner, p)) {
+    return boost::asio::query(inner, p);
+  }
+  template <class P>
+    requires requires(const boost::asio::any_io_executor& e, const P& p) { boost::asio::require(e, p); }
+  scoped_executor require(const P& p) const {
+    return {boost::asio::require(inner, p), scope};
+  }
+  template <class P>
+    requires requires(const boost::asio::any_io_executor& e, const P& p) { boost::asio::prefer(e, p); }
+  scoped_executor prefer(const P& p) const {
+    return {boost::asio::prefer(inner, p), scope};
+  }
+  friend bool operator==(const scoped_executor&, const scoped_executor&) noexcept = default;
+};
+
 // g++ 12 may inline a coroutine's frame allocation (Asio's operator new, aligned_alloc) and
 // then, not seeing through Asio's matching operator delete, warn of a mismatch that is not one.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -242,7 +291,9 @@ struct async_runs {
       // the stack) rather than in a step frame with a slot per node.
       alignas(App::template alone_result<Ctx>.align) std::byte result[App::template alone_result<Ctx>.size];
       for (;;) {
-        const std::size_t only = deadline ? none : lone_coroutine<Ctx>(at);
+        std::size_t only = deadline ? none : lone_coroutine<Ctx>(at);
+        if constexpr (any_runtime_seam<Ctx>)  // skipped now: the general step runs its plain task
+          if (only != none && seam_checks<Ctx>[only] && seam_checks<Ctx>[only](context)) only = none;
         if (only != none) {
           // A step of one coroutine node and nothing else: its call is awaited here, with no
           // frame, task or channel of a general step; it shares the run's cancellation.
@@ -441,13 +492,43 @@ struct async_runs {
     return only;
   }
 
+  // Per node, seam_absent when its optional seam is looked up at run time, or null.
+  template <std::size_t I, class Ctx>
+  static constexpr auto seam_check() {
+    using N = typename App::template node_t<I>;
+    if constexpr (node_is_coroutine<I, Ctx>() && skipped_at_run_time<N, Ctx>)
+      return &seam_absent<N, Ctx>;
+    else
+      return static_cast<bool (*)(Ctx&)>(nullptr);
+  }
+  template <class Ctx>
+  static constexpr auto seam_checks = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<bool (*)(Ctx&), A::size>{seam_check<I, Ctx>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  template <class Ctx>
+  static constexpr bool any_runtime_seam = [] {
+    for (auto f : seam_checks<Ctx>)
+      if (f) return true;
+    return false;
+  }();
+
   // ---- one step --------------------------------------------------------------------------
 
+  // A call's result as its slot holds it (a node with an optional seam: not skipped).
+  template <class R, class T>
+  static R slot_value(T&& value) {
+    if constexpr (std::is_same_v<R, std::remove_cvref_t<T>>)
+      return std::forward<T>(value);
+    else
+      return R{std::forward<T>(value)};
+  }
   template <std::size_t I, class Ctx, class Observer = quiet>
   static awaitable<void> node_coroutine(frame_t<Ctx, Observer>& f, std::size_t) {
+    using R = typename App::template result_slot_t<I, Ctx>::value_type;
     try {
       detail::slot_at<I>(f.results).emplace(
-          co_await async_call(detail::slot_at<I>(f.self.nodes_), f.state, f.context, f.config));
+          slot_value<R>(co_await async_call(detail::slot_at<I>(f.self.nodes_), f.state, f.context, f.config)));
     } catch (...) {
       f.failures[I] = std::current_exception();
     }
@@ -455,11 +536,31 @@ struct async_runs {
   template <std::size_t I, class Ctx, class Observer = quiet>
   static awaitable<void> send_coroutine(frame_t<Ctx, Observer>& f, std::size_t k) {
     auto& slot = detail::slot_at<I>(f.sent)[k];
+    using R = typename std::remove_cvref_t<decltype(slot.result)>::value_type;
     try {
-      slot.result.emplace(
-          co_await async_call(detail::slot_at<I>(f.self.nodes_), f.state, f.context, f.config, std::get<I>(f.queues)[k]));
+      slot.result.emplace(slot_value<R>(co_await async_call(detail::slot_at<I>(f.self.nodes_), f.state, f.context,
+                                                            f.config, std::get<I>(f.queues)[k])));
     } catch (...) {
       slot.failure = std::current_exception();
+    }
+  }
+
+  // A subgraph node whose child a checkpointed run awaits (the observer's run_child) rather
+  // than runs in place.
+  template <class Observer, std::size_t I, class Ctx>
+  static constexpr bool awaits_child() {
+    if constexpr (requires { Observer::template awaits_child<I, Ctx>(); })
+      return Observer::template awaits_child<I, Ctx>();
+    else
+      return false;
+  }
+  template <std::size_t I, class Ctx, class Observer>
+  static awaitable<void> child_coroutine(frame_t<Ctx, Observer>& f, std::size_t) {
+    try {
+      detail::slot_at<I>(f.results).emplace(
+          to_step_result(co_await f.observer.template run_child<I>(f.state, f.context, f.config)));
+    } catch (...) {
+      f.failures[I] = std::current_exception();
     }
   }
 
@@ -502,10 +603,16 @@ struct async_runs {
       using N = typename App::template node_t<I>;
       if constexpr (App::template plain_t<I, Ctx>::value) {
         if (at.active.test(I) && !kept(I)) {
-          if constexpr (is_coroutine_call<N, S, Ctx>)
-            coroutines.push_back({task{I, none}, &node_coroutine<I, Ctx, Observer>});
-          else
+          if constexpr (awaits_child<Observer, I, Ctx>()) {
+            coroutines.push_back({task{I, none}, &child_coroutine<I, Ctx, Observer>});
+          } else if constexpr (is_coroutine_call<N, S, Ctx>) {
+            if (seam_absent<N>(context))
+              plain.push_back(task{I, none});
+            else
+              coroutines.push_back({task{I, none}, &node_coroutine<I, Ctx, Observer>});
+          } else {
             plain.push_back(task{I, none});
+          }
         }
       }
       if constexpr (App::has_sends) {
@@ -516,10 +623,14 @@ struct async_runs {
           slots.resize(queue.size());
           for (std::size_t k = 0; k < queue.size(); ++k) {
             if (Observer::persists && (slots[k].result || slots[k].failure)) continue;  // restored, or paused
-            if constexpr (is_coroutine_call<N, S, Ctx, typename Q::value_type>)
-              coroutines.push_back({task{I, k}, &send_coroutine<I, Ctx, Observer>});
-            else
+            if constexpr (is_coroutine_call<N, S, Ctx, typename Q::value_type>) {
+              if (seam_absent<N>(context))
+                plain.push_back(task{I, k});
+              else
+                coroutines.push_back({task{I, k}, &send_coroutine<I, Ctx, Observer>});
+            } else {
               plain.push_back(task{I, k});
+            }
           }
         }
       }
@@ -538,9 +649,30 @@ struct async_runs {
     if (deadline && deadline->expiry() <= boost::asio::steady_timer::clock_type::now())
       throw deadline_error(step_no, running());
 
+    // A checkpointed step's coroutine tasks, each with the scope sg::interrupt reads.
+    std::conditional_t<Observer::persists, std::vector<task_scope>, std::nullptr_t> scopes{};
+    if constexpr (Observer::persists)
+      for (const auto& [t, e] : coroutines)
+        scopes.push_back(t.send == none
+                             ? task_scope{t.node, observer.resume_values(t.node), 0, observer.child_run(t.node)}
+                             : task_scope{t.node, observer.send_resume_values(t.node, t.send), 0, nullptr});
+    auto spawn_on = [&](const boost::asio::any_io_executor& ex, [[maybe_unused]] std::size_t c) -> decltype(auto) {
+      if constexpr (Observer::persists)
+        return scoped_executor{ex, &scopes[c]};
+      else
+        return (ex);  // the executor itself, not a copy
+    };
+
     if (coroutines.size() == 1 && plain.empty() && !deadline) {
-      // One coroutine: awaited here, in this run's own frame, sharing its cancellation.
-      co_await coroutines[0].second(f, coroutines[0].first.send);
+      // One coroutine: awaited here, in this run's own frame, sharing its cancellation (a
+      // checkpointed step spawns it, on its scope, and awaits that).
+      if constexpr (Observer::persists) {
+        const boost::asio::any_io_executor ex = co_await boost::asio::this_coro::executor;
+        co_await boost::asio::co_spawn(spawn_on(ex, 0), coroutines[0].second(f, coroutines[0].first.send),
+                                       boost::asio::use_awaitable);
+      } else {
+        co_await coroutines[0].second(f, coroutines[0].first.send);
+      }
       const boost::asio::cancellation_state now = co_await boost::asio::this_coro::cancellation_state;
       if (now.cancelled() != boost::asio::cancellation_type::none) throw cancelled_error(step_no, running());
     } else {
@@ -560,7 +692,7 @@ struct async_runs {
         ++launched;
         const std::size_t node = coroutines[c].first.node;
         if constexpr (any_node_limit) running_of[node].fetch_add(1);
-        boost::asio::co_spawn(ex, coroutines[c].second(f, coroutines[c].first.send),
+        boost::asio::co_spawn(spawn_on(ex, c), coroutines[c].second(f, coroutines[c].first.send),
                               boost::asio::bind_cancellation_slot(
                                   signals[c].slot(), [&wake, &finished, &phase, &running_of, c, node](std::exception_ptr) {
                                     phase[c] = finished_task;
@@ -631,6 +763,10 @@ struct async_runs {
       if (stopped == stop::expired) throw deadline_error(step_no, running());
       if (stopped == stop::cancelled) throw cancelled_error(step_no, running());
     }
+
+    // A task's completion may have resumed this step inline, inside the task's scope, which
+    // ends with this step's frame: what runs from here on is no node's task.
+    if constexpr (Observer::persists) current_task = nullptr;
 
     // The routers run after the barrier, on the merged state, in branch order (a coroutine
     // router is awaited), and add their choices to the next position as run_routers would.

@@ -217,10 +217,9 @@ class subgraph : public detail::stage_of_tag<Tag> {
 
   const child_app& child() const noexcept { return child_; }
 
- private:
-  template <class Ctx>
-  result_type call(view<parent_state, reads> in, Ctx& context) const {
-    const parent_state& parent = detail::view_access::state(in);
+  // The child's input from the parent's state, and the node's result from the child's final
+  // state: a call is the child's run between them (an async checkpointed run awaits it).
+  child_state child_input(const parent_state& parent) const {
     child_state start{};
     if constexpr (shared_schema) {
       start = parent;
@@ -230,10 +229,19 @@ class subgraph : public detail::stage_of_tag<Tag> {
             channel_traits<field_of<M::parent>>::value(detail::member<M::parent>(parent));
       });
     }
-    child_state out = run_child(std::move(start), context);
+    return start;
+  }
+  result_type child_output(const parent_state& parent, const child_state& out) const {
     return [&]<class... M>(detail::mp_list<M...>*) {
       return (patch<>{} | ... | delta<M>(parent, out));
     }(static_cast<written_pairs*>(nullptr));
+  }
+
+ private:
+  template <class Ctx>
+  result_type call(view<parent_state, reads> in, Ctx& context) const {
+    const parent_state& parent = detail::view_access::state(in);
+    return child_output(parent, run_child(child_input(parent), context));
   }
 
   template <class M>

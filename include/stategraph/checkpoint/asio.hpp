@@ -6,9 +6,9 @@
 // store is called inline, on the run's thread, between steps (a commit blocks that thread for
 // the store's put; durability::async moves the put to the app's commit thread). A step that
 // is cancelled or passes the deadline writes nothing, so the thread resumes from the last
-// checkpoint; one that fails is recorded as invoke records it. A coroutine node cannot call
-// sg::interrupt here: its answers are found through a per-thread scope, which a suspended
-// coroutine does not keep.
+// checkpoint; one that fails is recorded as invoke records it. A coroutine node may call
+// sg::interrupt: each coroutine task resumes with its own per-thread scope installed. A
+// subgraph node whose child has coroutines awaits the child's checkpointed run.
 #pragma once
 
 #include <stategraph/asio.hpp>
@@ -17,6 +17,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -222,7 +224,59 @@ struct async_durable_runs {
     void step_done(const S&, const Position&, const changed_set& changed) {
       done = changed;
     }
+
+    // A subgraph node whose child has coroutines: its checkpointed run is awaited, its steps
+    // async steps as this run's are, not run in place.
+    template <std::size_t I, class Ctx>
+    static constexpr bool awaits_child() {
+      using N = typename A::template node<I>;
+      if constexpr (subgraph_node<N>) {
+        using child_runs = async_durable_runs<typename runner::template child_session<I>::child_durable>;
+        return async_runs<typename N::child_app>::template any_coroutine<Ctx>() ||
+               child_runs::template any_awaited_child<Ctx>();
+      } else {
+        return false;
+      }
+    }
+    template <std::size_t I, class Ctx>
+    awaitable<typename A::template node<I>::result_type> run_child(const S& state, Ctx& context,
+                                                                   const run_config& config) {
+      using N = typename A::template node<I>;
+      using child_runs = async_durable_runs<typename runner::template child_session<I>::child_durable>;
+      auto session = r.template open_child_on<I>(state);
+      std::optional<typename N::child_state> out;
+      try {
+        out.emplace(
+            co_await child_runs::drive(session->d, session->r, context, config, async_options{}, session->resuming));
+      } catch (const node_error& e) {  // the child's node named as parent/child, as in place
+        throw node_error(std::string(N::name) + "/" + std::string(e.node()), e.step(), e.cause());
+      }
+      co_return r.template child_result<I>(state, *session, std::move(*out));
+    }
   };
+
+  // Whether any subgraph node of this graph has its child's run awaited.
+  template <class Ctx>
+  static constexpr bool any_awaited_child() {
+    bool any = false;
+    for_each_index<A::size>([&]<std::size_t I>() { any = any || deferred_commit::template awaits_child<I, Ctx>(); });
+    return any;
+  }
+  template <class Ctx>
+  static constexpr auto awaited_children = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<bool, A::size>{deferred_commit::template awaits_child<I, Ctx>()...};
+  }
+  (std::make_index_sequence<A::size>{});
+  template <class Ctx>
+  static bool awaits_a_child(const typename A::set& active) {
+    if constexpr (!any_awaited_child<Ctx>()) {
+      return false;
+    } else {
+      bool any = false;
+      active.for_each([&](std::size_t i) { any = any || awaited_children<Ctx>[i]; });
+      return any;
+    }
+  }
 
   // The run's steps, as runner::run takes them: a step without coroutines is the runner's
   // own; one with coroutines is awaited. Whatever stops the run, what it finished is committed.
@@ -240,7 +294,7 @@ struct async_durable_runs {
         for (;;) {
           if (deadline && r.at.any() && deadline->expiry() <= boost::asio::steady_timer::clock_type::now())
             throw deadline_error(r.at.step + 1, steps::active_names(r.at));
-          if (!steps::template needs_coroutines<Ctx>(r.at)) {
+          if (!steps::template needs_coroutines<Ctx>(r.at) && !awaits_a_child<Ctx>(r.at.active)) {
             if (!r.step_once(context, config, skip_before)) break;
             continue;
           }

@@ -1337,11 +1337,29 @@ class durable_app {
     // thread's history. A pause inside pauses node I (interrupt_signal::in_subgraph).
     template <std::size_t I, class CA, class Ctx>
     typename CA::state_type run_child(const CA& app, typename CA::state_type start, Ctx& context) const {
-      using child_durable = durable_app<CA, Store, detail::mp_list<>, detail::mp_list<>>;
-      child_durable d(app, *self.store_);
-      typename child_durable::runner r(d, root, durability::sync, nullptr, child_ns<I>());
-      const bool resuming = paused_children.test(I);
-      if (resuming) {  // from the checkpoint the parent's record names: the child's head, or an older one (a fork)
+      child_session<I> s(app, *self.store_, root, child_ns<I>());
+      open_child<I>(s, std::move(start));
+      auto out = s.r.run(context, config_now ? *config_now : run_config{}, s.resuming);
+      return close_child<I>(s, std::move(out));
+    }
+    // Node I's child run, set up (open_child) and checked (close_child) apart from its steps:
+    // an async run awaits the steps in between.
+    template <std::size_t I>
+    struct child_session {
+      using child_app = typename A::template node<I>::child_app;
+      using child_durable = durable_app<child_app, Store, detail::mp_list<>, detail::mp_list<>>;
+      child_session(const child_app& app, Store& store, const std::string& root, std::string ns)
+          : d(app, store), r(d, root, durability::sync, nullptr, std::move(ns)) {}
+      child_durable d;
+      typename child_durable::runner r;
+      bool resuming = false;
+    };
+    template <std::size_t I>
+    void open_child(child_session<I>& s, typename A::template node<I>::child_app::state_type start) const {
+      auto& d = s.d;
+      auto& r = s.r;
+      s.resuming = paused_children.test(I);
+      if (s.resuming) {  // from the checkpoint the parent's record names: the child's head, or an older one (a fork)
         const std::int64_t head = d.head_of(r.thread);
         const std::int64_t from = paused_at[I] > 0 ? paused_at[I] : head;
         r.load(d.fetch(thread_id{r.thread}, checkpoint_id{from}));
@@ -1354,10 +1372,26 @@ class durable_app {
         if (latest) r.load(*latest);
         r.restart(std::move(start), latest ? latest->id : no_checkpoint);
       }
-      auto out = r.run(context, config_now ? *config_now : run_config{}, resuming);
-      stopped_at[I] = r.parent;
-      if (r.at.any()) throw interrupt_signal{{}, 0, true};
+    }
+    template <std::size_t I, class CS>
+    CS close_child(child_session<I>& s, CS out) const {
+      stopped_at[I] = s.r.parent;
+      if (s.r.at.any()) throw interrupt_signal{{}, 0, true};
       return out;
+    }
+    // For an async run: node I's child run, opened on the step's state (the subgraph node's
+    // own input), and the node's result from the child's final state.
+    template <std::size_t I>
+    std::unique_ptr<child_session<I>> open_child_on(const S& parent_state) const {
+      const auto& node = self.app_.template node_instance<I>();
+      auto s = std::make_unique<child_session<I>>(node.child(), *self.store_, root, child_ns<I>());
+      open_child<I>(*s, node.child_input(parent_state));
+      return s;
+    }
+    template <std::size_t I>
+    auto child_result(const S& parent_state, child_session<I>& s,
+                      typename A::template node<I>::child_app::state_type out) const {
+      return self.app_.template node_instance<I>().child_output(parent_state, close_child<I>(s, std::move(out)));
     }
     // A subgraph's new run: a new state from `input`, continuing the thread's history.
     void restart(S&& input, std::int64_t from) {
