@@ -57,8 +57,8 @@ struct async_stream_arguments_fit_no_overload {
   template <int = 0>
   struct fail {
     static_assert(stategraph::detail::always_false<async_stream_arguments_fit_no_overload>,
-                  "app.async_stream takes (state, stream_mode[, context], callback(const sg::event<S>&)[, "
-                  "run_config][, async_options]) from <stategraph/asio.hpp>");
+                  "app.async_stream takes (state, stream_mode[, context], callback[, run_config][, async_options]) "
+                  "from <stategraph/asio.hpp>");
   };
   static constexpr fail<> raised{};
 };
@@ -68,8 +68,8 @@ struct checkpointed_async_invoke_arguments_fit_no_overload {
   template <int = 0>
   struct fail {
     static_assert(stategraph::detail::always_false<checkpointed_async_invoke_arguments_fit_no_overload>,
-                  "checkpointed async_invoke takes (input, sg::thread_id{\"t\"}[, checkpoint_id][, context][, "
-                  "run_config][, async_options]) from <stategraph/checkpoint/asio.hpp>");
+                  "checkpointed async_invoke takes (input, thread_id[, checkpoint_id][, context][, run_config][, "
+                  "async_options])");
   };
   static constexpr fail<> raised{};
 };
@@ -79,8 +79,8 @@ struct async_resume_arguments_fit_no_overload {
   template <int = 0>
   struct fail {
     static_assert(stategraph::detail::always_false<async_resume_arguments_fit_no_overload>,
-                  "async_resume takes (sg::thread_id{\"t\"}[, checkpoint_id | answer | sg::answers][, context][, "
-                  "run_config][, async_options]) from <stategraph/checkpoint/asio.hpp>");
+                  "async_resume takes (thread_id[, checkpoint_id | answer | sg::answers][, context][, run_config][, "
+                  "async_options]) from <stategraph/checkpoint/asio.hpp>");
   };
   static constexpr fail<> raised{};
 };
@@ -90,8 +90,8 @@ struct checkpointed_async_stream_arguments_fit_no_overload {
   template <int = 0>
   struct fail {
     static_assert(stategraph::detail::always_false<checkpointed_async_stream_arguments_fit_no_overload>,
-                  "checkpointed async_stream takes (state, sg::thread_id{\"t\"}, stream_mode[, context], callback[, "
-                  "run_config][, async_options]) from <stategraph/checkpoint/asio.hpp>");
+                  "checkpointed async_stream takes (state, thread_id, mode[, context], callback[, run_config][, "
+                  "async_options])");
   };
   static constexpr fail<> raised{};
 };
