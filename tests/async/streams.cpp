@@ -80,7 +80,8 @@ struct inner_b {
   using writes = sg::writes<&State::items>;
   auto operator()(sg::view<State, sg::reads<>>) const { return sg::write<&State::items>(7); }
 };
-using inner_graph = sg::graph<State, sg::edge<sg::start, inner_a>, sg::edge<inner_a, inner_b>, sg::edge<inner_b, sg::end>>;
+using inner_graph =
+    sg::graph<State, sg::edge<sg::start, inner_a>, sg::edge<inner_a, inner_b>, sg::edge<inner_b, sg::end>>;
 struct research {};
 using research_node = sg::subgraph<research, inner_graph>;
 struct after {
@@ -149,6 +150,11 @@ struct square {
   }
 };
 using sending = sg::graph<State, sg::edge<sg::start, fan>, sg::edge<square, sg::end>>;
+
+// The callbacks the test cases pass, as named types: a test case's own lambda would give the
+// run's coroutine frames a member of a type in the anonymous namespace (g++ warns).
+using on_event = std::function<void(const sg::event<State, std::string>&)>;
+using on_plain_event = std::function<void(const sg::event<State>&)>;
 
 // One line per event, everything but a debug event's duration (a time, not a result).
 template <class E>
@@ -248,9 +254,9 @@ TEST_CASE("async_stream: a fan-out of coroutine nodes, a plain node and a subgra
   // The durations of debug events are measured in an async step too: w1 waits 12 ms.
   talk t;
   std::chrono::nanoseconds w1{};
-  run_async(app.async_stream(State{}, sg::stream_mode::debug, t, [&](const sg::event<State, std::string>& e) {
-    if (e.node == "w1" && e.phase == sg::debug_phase::end) w1 = e.duration;
-  }));
+  run_async(app.async_stream(State{}, sg::stream_mode::debug, t, on_event([&](const sg::event<State, std::string>& e) {
+                               if (e.node == "w1" && e.phase == sg::debug_phase::end) w1 = e.duration;
+                             })));
   CHECK(w1 >= 12ms);
 }
 
@@ -280,12 +286,14 @@ TEST_CASE("async_stream: the overloads without a context, with a run_config and 
   State items;
   items.items = {2, 1};
   std::vector<std::string> sync, async;
-  const State out = app.stream(items, sg::stream_mode::updates, [&](const sg::event<State>& e) { sync.push_back(render(e)); });
-  auto keep = [&](const sg::event<State>& e) { async.push_back(render(e)); };
+  const State out =
+      app.stream(items, sg::stream_mode::updates, [&](const sg::event<State>& e) { sync.push_back(render(e)); });
+  const on_plain_event keep = [&](const sg::event<State>& e) { async.push_back(render(e)); };
   CHECK(run_async(app.async_stream(items, sg::stream_mode::updates, keep)).log == out.log);
   CHECK(run_async(app.async_stream(items, sg::stream_mode::updates, keep, sg::run_config{})).log == out.log);
-  CHECK(run_async(app.async_stream(items, sg::stream_mode::updates, keep, sg::async_options{.max_concurrency = 1}))
-            .log == out.log);
+  CHECK(
+      run_async(app.async_stream(items, sg::stream_mode::updates, keep, sg::async_options{.max_concurrency = 1})).log ==
+      out.log);
   CHECK(run_async(app.async_stream(items, sg::stream_mode::updates, keep, sg::run_config{},
                                    sg::async_options{.deadline = 5s}))
             .log == out.log);
@@ -298,7 +306,7 @@ TEST_CASE("async_stream: the overloads without a context, with a run_config and 
   talk t;
   const auto loop = sg::compile<looping>();
   CHECK_THROWS_AS(run_async(loop.async_stream(State{}, sg::stream_mode::updates, t,
-                                              [](const sg::event<State, std::string>&) {},
+                                              on_event([](const sg::event<State, std::string>&) {}),
                                               sg::run_config{.recursion_limit = 2})),
                   sg::recursion_limit_error);
 }
@@ -321,7 +329,8 @@ TEST_CASE("async_stream: a cancelled or expired step reports nothing; a failed o
   t.slow_at = 2;
   std::vector<std::string> got;
   try {
-    run_async(app.async_stream(State{}, mode, t, [&](const sg::event<State, std::string>& e) { got.push_back(render(e)); }),
+    run_async(app.async_stream(State{}, mode, t,
+                               on_event([&](const sg::event<State, std::string>& e) { got.push_back(render(e)); })),
               &t);
     FAIL("the stream was not cancelled");
   } catch (const sg::cancelled_error& e) {
@@ -333,8 +342,9 @@ TEST_CASE("async_stream: a cancelled or expired step reports nothing; a failed o
 
   // A deadline that passes in the same step: the same events, with sg::deadline_error.
   got.clear();
-  CHECK_THROWS_AS(run_async(app.async_stream(State{}, mode, t,
-                                             [&](const sg::event<State, std::string>& e) { got.push_back(render(e)); },
+  CHECK_THROWS_AS(run_async(app.async_stream(State{}, mode, t, on_event([&](const sg::event<State, std::string>& e) {
+                                               got.push_back(render(e));
+                                             }),
                                              sg::async_options{.deadline = 300ms})),
                   sg::deadline_error);
   CHECK(got == before_step3);
@@ -344,12 +354,11 @@ TEST_CASE("async_stream: a cancelled or expired step reports nothing; a failed o
   got.clear();
   asio::cancellation_signal signal;
   try {
-    run_async(app.async_stream(State{}, mode, t,
-                               [&](const sg::event<State, std::string>& e) {
+    run_async(app.async_stream(State{}, mode, t, on_event([&](const sg::event<State, std::string>& e) {
                                  got.push_back(render(e));
                                  if (e.mode == sg::stream_mode::values && e.step == 1)
                                    signal.emit(asio::cancellation_type::terminal);
-                               }),
+                               })),
               nullptr, &signal);
     FAIL("the stream was not cancelled");
   } catch (const sg::cancelled_error& e) {
@@ -364,12 +373,12 @@ TEST_CASE("async_stream: a cancelled or expired step reports nothing; a failed o
   got.clear();
   asio::cancellation_signal early;
   try {
-    run_async(app.async_stream(State{}, sg::stream_mode::updates, t,
-                               [&](const sg::event<State, std::string>& e) {
-                                 got.push_back(render(e));
-                                 if (e.step == 2 && e.node == "count") early.emit(asio::cancellation_type::terminal);
-                               }),
-              nullptr, &early);
+    run_async(
+        app.async_stream(State{}, sg::stream_mode::updates, t, on_event([&](const sg::event<State, std::string>& e) {
+                           got.push_back(render(e));
+                           if (e.step == 2 && e.node == "count") early.emit(asio::cancellation_type::terminal);
+                         })),
+        nullptr, &early);
     FAIL("the stream was not cancelled");
   } catch (const sg::cancelled_error& e) {
     CHECK(e.step() == 2);
@@ -382,11 +391,13 @@ TEST_CASE("async_stream: a cancelled or expired step reports nothing; a failed o
   // stream reports them before it throws.
   t.fail_at = 1;
   std::vector<std::string> sync;
-  CHECK_THROWS_AS(app.stream(State{}, mode, t, [&](const sg::event<State, std::string>& e) { sync.push_back(render(e)); }),
-                  sg::node_error);
+  CHECK_THROWS_AS(
+      app.stream(State{}, mode, t, [&](const sg::event<State, std::string>& e) { sync.push_back(render(e)); }),
+      sg::node_error);
   got.clear();
-  CHECK_THROWS_AS(run_async(app.async_stream(State{}, mode, t,
-                                             [&](const sg::event<State, std::string>& e) { got.push_back(render(e)); })),
+  CHECK_THROWS_AS(run_async(app.async_stream(State{}, mode, t, on_event([&](const sg::event<State, std::string>& e) {
+                                               got.push_back(render(e));
+                                             }))),
                   sg::node_error);
   CHECK(got == sync);
   CHECK(got.back().find("4 step 2 tell phase 1") == 0);

@@ -94,9 +94,14 @@ struct check {
     co_return sg::to<sg::end>;
   }
 };
-using loop = sg::graph<State, sg::edge<sg::start, think>, sg::edge<sg::start, side>, sg::edge<sg::start, gate>,
-                       sg::branch<think, check>, sg::edge<act, think>, sg::edge<side, sg::end>,
-                       sg::edge<gate, sg::end>>;
+using loop =
+    sg::graph<State, sg::edge<sg::start, think>, sg::edge<sg::start, side>, sg::edge<sg::start, gate>,
+              sg::branch<think, check>, sg::edge<act, think>, sg::edge<side, sg::end>, sg::edge<gate, sg::end>>;
+
+// The callbacks the test cases pass, as named types: a test case's own lambda would give the
+// run's coroutine frames a member of a type in the anonymous namespace (g++ warns).
+using on_event = std::function<void(const sg::event<State, std::string>&)>;
+using on_plain_event = std::function<void(const sg::event<State>&)>;
 
 // One line per event, everything but a debug event's duration.
 template <class E>
@@ -172,11 +177,11 @@ TEST_CASE_TEMPLATE("async_stream on a thread reports stream's events and puts it
     const auto async_app = sg::compile<loop>(sg::with_store(async_store.store));
     pace p;
     std::vector<std::string> sync, async;
-    const State sync_out = sync_app.stream(State{}, thread, mode, p, [&](const sg::event<State, std::string>& e) {
-      sync.push_back(render(e));
-    });
-    const State async_out = run_async(async_app.async_stream(
-        State{}, thread, mode, p, [&](const sg::event<State, std::string>& e) { async.push_back(render(e)); }));
+    const State sync_out = sync_app.stream(State{}, thread, mode, p,
+                                           [&](const sg::event<State, std::string>& e) { sync.push_back(render(e)); });
+    const State async_out = run_async(
+        async_app.async_stream(State{}, thread, mode, p,
+                               on_event([&](const sg::event<State, std::string>& e) { async.push_back(render(e)); })));
     CHECK(sync_out.log == uninterrupted);
     CHECK(async_out.log == uninterrupted);
     CHECK(async == sync);
@@ -186,10 +191,11 @@ TEST_CASE_TEMPLATE("async_stream on a thread reports stream's events and puts it
     // A second stream continues the thread: the same again.
     sync.clear();
     async.clear();
-    sync_app.stream(State{}, thread, mode, p, [&](const sg::event<State, std::string>& e) { sync.push_back(render(e)); });
-    run_async(async_app.async_stream(State{}, thread, mode, p, [&](const sg::event<State, std::string>& e) {
-      async.push_back(render(e));
-    }));
+    sync_app.stream(State{}, thread, mode, p,
+                    [&](const sg::event<State, std::string>& e) { sync.push_back(render(e)); });
+    run_async(async_app.async_stream(State{}, thread, mode, p, on_event([&](const sg::event<State, std::string>& e) {
+                                       async.push_back(render(e));
+                                     })));
     CHECK(async == sync);
     CHECK(trail(async_app, thread) == trail(sync_app, thread));
   }
@@ -199,7 +205,7 @@ TEST_CASE_TEMPLATE("async_stream on a thread reports stream's events and puts it
   const auto app = sg::compile<loop>(sg::with_store(f.store));
   pace p;
   std::vector<std::string> got;
-  auto keep = [&](const sg::event<State, std::string>& e) { got.push_back(render(e)); };
+  const on_event keep = [&](const sg::event<State, std::string>& e) { got.push_back(render(e)); };
   run_async(app.async_stream(State{}, thread, sg::stream_mode::checkpoints | sg::stream_mode::values, p, keep,
                              sg::run_config{}, sg::async_options{.max_concurrency = 1}));
   REQUIRE(got.size() == 12);
@@ -219,8 +225,8 @@ TEST_CASE_TEMPLATE("async_stream on a thread reports stream's events and puts it
       State{}, thread, every_mode, p, [&](const sg::event<State, std::string>& e) { sync.push_back(render(e)); },
       deferred);
   run_async(deferred_async.async_stream(
-      State{}, thread, every_mode, p, [&](const sg::event<State, std::string>& e) { async.push_back(render(e)); },
-      deferred));
+      State{}, thread, every_mode, p,
+      on_event([&](const sg::event<State, std::string>& e) { async.push_back(render(e)); }), deferred));
   CHECK(async == sync);
   CHECK(trail(deferred_async, thread) == trail(deferred_sync, thread));
 }
@@ -244,7 +250,7 @@ TEST_CASE_TEMPLATE("a cancelled step of a checkpointed async stream reports and 
   std::vector<std::string> got;
   try {
     run_async(app.async_stream(State{}, thread, every_mode, p,
-                               [&](const sg::event<State, std::string>& e) { got.push_back(render(e)); }),
+                               on_event([&](const sg::event<State, std::string>& e) { got.push_back(render(e)); })),
               &p);
     FAIL("the stream was not cancelled");
   } catch (const sg::cancelled_error& e) {
@@ -267,10 +273,10 @@ TEST_CASE_TEMPLATE("a cancelled step of a checkpointed async stream reports and 
   got.clear();
   try {
     run_async(app.async_stream(State{}, stopped, sg::stream_mode::checkpoints, p,
-                               [&](const sg::event<State, std::string>& e) {
+                               on_event([&](const sg::event<State, std::string>& e) {
                                  got.push_back(render(e));
                                  if (e.step == 1) signal.emit(asio::cancellation_type::terminal);
-                               }),
+                               })),
               nullptr, &signal);
     FAIL("the stream was not cancelled");
   } catch (const sg::cancelled_error& e) {
@@ -280,6 +286,27 @@ TEST_CASE_TEMPLATE("a cancelled step of a checkpointed async stream reports and 
   CHECK(got.size() == 2);
   CHECK(app.get_state(stopped)->step == 1);
   CHECK(app.resume(stopped, p).log == uninterrupted);
+
+  // One that cancels on think's update of step 1: the step's coroutine router is cut short,
+  // the run reports step 1 cancelled, and only the input is committed.
+  const sg::thread_id early{"early"};
+  asio::cancellation_signal first;
+  got.clear();
+  try {
+    run_async(app.async_stream(State{}, early, sg::stream_mode::updates, p,
+                               on_event([&](const sg::event<State, std::string>& e) {
+                                 got.push_back(render(e));
+                                 if (e.node == "think") first.emit(asio::cancellation_type::terminal);
+                               })),
+              nullptr, &first);
+    FAIL("the stream was not cancelled");
+  } catch (const sg::cancelled_error& e) {
+    CHECK(e.step() == 1);
+    CHECK(e.nodes() == std::vector<std::string>{"think", "side", "gate"});
+  }
+  CHECK(got == std::vector<std::string>{"2 step 1 think log n", "2 step 1 side log", "2 step 1 gate log"});
+  CHECK(app.history(early).size() == 1);
+  CHECK(run_async(app.async_resume(early, p)).log == uninterrupted);
 }
 
 }  // namespace unity_checkpoints_async_streams

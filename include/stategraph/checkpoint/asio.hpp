@@ -14,14 +14,17 @@
 #include <stategraph/asio.hpp>
 #include <stategraph/checkpoint/durable.hpp>
 
+#include <boost/asio/error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace stategraph::detail {
 
@@ -344,13 +347,27 @@ struct async_durable_runs {
           }
           typename A::set ran{};
           if (!r.begin_step(context, config, skip_before, ran)) break;
-          std::conditional_t<Runner::streams, streamed_commit<Runner>, deferred_commit> hooks{r};
+          std::conditional_t<Runner::streams, streamed_commit<Runner>, deferred_commit> hooks{{r}};
           if constexpr (Runner::streams) hooks.mode = r.mode;
+          // A stream's callback that cancels the run within a step cuts a coroutine router of
+          // it short: reported as that step's cancellation, the step not committed.
+          const std::size_t step_no = r.at.step + 1;
+          std::vector<std::string> names;
+          if constexpr (Runner::streams) names = steps::active_names(r.at);
+          std::exception_ptr aborted;
           try {
             co_await steps::step(app.plain(), r.state, r.at, context, config, options,
                                  deadline ? &*deadline : nullptr, &hooks);
           } catch (const paused_step&) {
             break;
+          } catch (const boost::system::system_error& e) {
+            if (!Runner::streams || e.code() != boost::asio::error::operation_aborted) throw;
+            aborted = std::current_exception();
+          }
+          if (aborted) {
+            const boost::asio::cancellation_state now = co_await boost::asio::this_coro::cancellation_state;
+            if (now.cancelled() == boost::asio::cancellation_type::none) std::rethrow_exception(aborted);
+            throw cancelled_error(step_no, std::move(names));
           }
           if (hooks.done) r.step_done(r.state, r.at, *hooks.done);
           if constexpr (Runner::streams) hooks.after_commit();
