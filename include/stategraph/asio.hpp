@@ -335,11 +335,6 @@ struct async_runs {
     }
   }
 
-  // A streamed run: app::stream's events, in its order, from the general step with a
-  // streamer as its observer (no lone-node path: it has no observer). A step that fails,
-  // times out or is cancelled reports nothing past what the synchronous stream would; the
-  // awaiting operation's cancellation is also looked at between steps, so that a callback
-  // may stop the run before the next step starts.
   // A streamer whose step's values event waits for the step's routers (run after the barrier
   // in an async step), so that a callback sees it between steps, as in a synchronous stream.
   template <class Streamer>
@@ -347,6 +342,11 @@ struct async_runs {
     std::optional<std::size_t> values_of{};
     void values(std::size_t step, const S&) { values_of = step; }
   };
+  // A streamed run: app::stream's events, in its order, from the general step with a
+  // streamer as its observer (no lone-node path: it has no observer). A step that fails,
+  // times out or is cancelled reports nothing past what the synchronous stream would; the
+  // awaiting operation's cancellation is also looked at between steps, so that a callback
+  // may stop the run before the next step starts.
   template <class Ctx, class Callback>
   static awaitable<S> run_stream(const App& app, S input, Ctx* given, stream_mode mode, Callback callback,
                                  run_config config, async_options options) {

@@ -49,8 +49,9 @@ inline constexpr bool async_tail_fits<> = true;
 template <class T>
 inline constexpr bool async_tail_fits<T> = async_tail_config<T> || async_tail_options<T> || async_tail_context<T>;
 template <class T, class U>
-inline constexpr bool async_tail_fits<T, U> = (async_tail_context<T> && (async_tail_config<U> || async_tail_options<U>)) ||
-                                              (async_tail_config<T> && async_tail_options<U>);
+inline constexpr bool async_tail_fits<T, U> =
+    (async_tail_context<T> && (async_tail_config<U> || async_tail_options<U>)) ||
+    (async_tail_config<T> && async_tail_options<U>);
 template <class T, class U, class V>
 inline constexpr bool async_tail_fits<T, U, V> = async_tail_context<T> && async_tail_config<U> && async_tail_options<V>;
 
