@@ -1,7 +1,8 @@
 // Async runs on Boost.Asio (opt-in; the core names no Asio type). A node, a router or a send
 // target may be a coroutine returning boost::asio::awaitable<R>; `co_await
 // app.async_invoke(input[, ctx][, run_config][, sg::async_options])` runs a graph on the
-// executor of the awaiting coroutine. The nodes of one step run concurrently; their results
+// executor of the awaiting coroutine; `app.async_stream(input, mode[, ctx], callback[, ...])`
+// runs it reporting stream's events. The nodes of one step run concurrently; their results
 // still merge at the barrier in node order, so an async run ends in the same state as a
 // sequential one. On sg::sequential and sg::thread_pool a coroutine node is run to completion
 // on an io_context of its own (it blocks the calling thread while it waits).

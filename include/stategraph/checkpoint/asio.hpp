@@ -1,7 +1,8 @@
 // Checkpointed async runs (opt-in): a durable app's steps awaited on an Asio executor,
 // `co_await app.async_invoke(input, thread[, checkpoint_id][, ctx][, run_config][,
 // sg::async_options])` and `co_await app.async_resume(thread[, checkpoint_id, value or
-// sg::answers][, ctx][, ...])`. They put the same checkpoints as invoke and resume: each step
+// sg::answers][, ctx][, ...])`, and `co_await app.async_stream(input, thread, mode[, ctx],
+// callback[, ...])` as stream. They put the same checkpoints as invoke and resume: each step
 // is the async step of <stategraph/asio.hpp>, with the durable runner as its observer. The
 // store is called inline, on the run's thread, between steps (a commit blocks that thread for
 // the store's put; durability::async moves the put to the app's commit thread). A step that
