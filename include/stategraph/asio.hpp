@@ -19,6 +19,9 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/prefer.hpp>
+#include <boost/asio/query.hpp>
+#include <boost/asio/require.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -167,6 +170,42 @@ awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_cal
   else
     return async_attempt(n, state, context, payload...);
 }
+
+// The executor of a coroutine task in a step that streams custom events: the run's, with the
+// task's custom buffer set around everything it runs (its start and each resumption), so that
+// ctx.emit finds the node's buffer after a suspension too, as a plain task finds it through
+// the scope held around its call.
+template <class T>
+struct emitting_executor {
+  boost::asio::any_io_executor inner;
+  custom_buffer<T>* buffer;
+
+  template <class F>
+  void execute(F&& f) const {
+    inner.execute([f = std::forward<F>(f), b = buffer]() mutable {
+      struct restore {
+        custom_buffer<T>* saved;
+        ~restore() { current_custom<T> = saved; }
+      } guard{std::exchange(current_custom<T>, b)};
+      std::move(f)();
+    });
+  }
+  boost::asio::execution_context& query(boost::asio::execution::context_t) const noexcept {
+    return boost::asio::query(inner, boost::asio::execution::context);
+  }
+  emitting_executor require(boost::asio::execution::blocking_t::never_t never) const {
+    return {boost::asio::require(inner, never), buffer};
+  }
+  template <class P>
+    requires boost::asio::can_prefer<const boost::asio::any_io_executor&, const P&>::value
+  emitting_executor prefer(const P& p) const {
+    return {boost::asio::prefer(inner, p), buffer};
+  }
+  friend bool operator==(const emitting_executor& a, const emitting_executor& b) noexcept {
+    return a.inner == b.inner && a.buffer == b.buffer;
+  }
+  friend bool operator!=(const emitting_executor& a, const emitting_executor& b) noexcept { return !(a == b); }
+};
 
 // g++ 12 may inline a coroutine's frame allocation (Asio's operator new, aligned_alloc) and
 // then, not seeing through Asio's matching operator delete, warn of a mismatch that is not one.
@@ -602,6 +641,31 @@ struct async_runs {
     else
       return 0;
   }
+  // Whether the step streams custom events: its coroutine tasks then run on executors that
+  // set their node's buffer (emitting_executor), none awaited in the run's own frame.
+  template <class Observer>
+  static bool emits_streamed(const Observer& observer) {
+    if constexpr (requires { observer.mode; })
+      return has_mode(observer.mode, stream_mode::custom);
+    else
+      return false;
+  }
+  // The executor a coroutine task of `node` is spawned on: the run's, or in a step that
+  // streams custom events, the run's with the node's buffer set around all the task runs.
+  template <class Ctx, class Observer>
+  static boost::asio::any_io_executor task_executor(const boost::asio::any_io_executor& ex, Observer& observer,
+                                                    std::size_t node) {
+    using T = typename custom_of<Ctx>::type;
+    if constexpr (Observer::streams && !std::is_void_v<T>) {
+      custom_buffer<T>* buffer = nullptr;
+      {
+        [[maybe_unused]] auto scope = detail::custom_scope(observer, node);  // the buffer ctx.emit finds
+        buffer = current_custom<T>;
+      }
+      if (buffer) return emitting_executor<T>{ex, buffer};
+    }
+    return ex;
+  }
 
   // Runs one step: plain nodes inline, coroutine nodes concurrently (at most
   // max_concurrency at once), then the barrier. A cancelled or expired step cancels its
@@ -673,7 +737,7 @@ struct async_runs {
     if (deadline && deadline->expiry() <= boost::asio::steady_timer::clock_type::now())
       throw deadline_error(step_no, running());
 
-    if (coroutines.size() == 1 && plain.empty() && !deadline) {
+    if (coroutines.size() == 1 && plain.empty() && !deadline && !emits_streamed(observer)) {
       // One coroutine: awaited here, in this run's own frame, sharing its cancellation.
       co_await coroutines[0].second(f, coroutines[0].first.send);
       const boost::asio::cancellation_state now = co_await boost::asio::this_coro::cancellation_state;
@@ -695,7 +759,7 @@ struct async_runs {
         ++launched;
         const std::size_t node = coroutines[c].first.node;
         if constexpr (any_node_limit) running_of[node].fetch_add(1);
-        boost::asio::co_spawn(ex, coroutines[c].second(f, coroutines[c].first.send),
+        boost::asio::co_spawn(task_executor<Ctx>(ex, observer, node), coroutines[c].second(f, coroutines[c].first.send),
                               boost::asio::bind_cancellation_slot(
                                   signals[c].slot(), [&wake, &finished, &phase, &running_of, c, node](std::exception_ptr) {
                                     phase[c] = finished_task;

@@ -41,7 +41,7 @@ struct State {
 using log_patch = sg::patch<sg::entry<&State::log, std::string>>;
 using log_n_patch = sg::patch<sg::entry<&State::log, std::string>, sg::entry<&State::n, int>>;
 
-// The nodes' context: plain nodes emit custom events through it; a test sets when a
+// The nodes' context: nodes emit custom events through it; a test sets when a
 // coroutine node waits until it is cancelled, and what happens as that wait starts.
 struct talk : sg::emitter<std::string> {
   int slow_at = -1;
@@ -59,8 +59,10 @@ template <int K, int Ms>
 struct waits {
   static constexpr std::string_view name = K == 1 ? "w1" : "w2";
   using writes = sg::writes<&State::log, &State::n>;
-  asio::awaitable<log_n_patch> operator()(sg::view<State, sg::reads<>>) const {
+  asio::awaitable<log_n_patch> operator()(sg::view<State, sg::reads<>>, talk& t) const {
+    t.emit(std::string(name) + " waits");
     co_await pause(std::chrono::milliseconds(Ms));
+    t.emit(std::string(name) + " woke");
     co_return sg::write<&State::log>(std::string(name)) | sg::write<&State::n>(K);
   }
 };
@@ -108,6 +110,7 @@ struct count {
     } else {
       co_await pause(1ms);
     }
+    t.emit("counted " + std::to_string(n));
     if (n == t.fail_at) throw std::runtime_error("count failed");
     co_return sg::write<&State::log>("count" + std::to_string(n)) | sg::write<&State::n>(1);
   }
@@ -249,7 +252,11 @@ TEST_CASE("async_stream: a fan-out of coroutine nodes, a plain node and a subgra
   CHECK(debug.async.at(0) == "4 step 1 w1 phase 0 ");
   CHECK(debug.async.at(7) == "4 step 1.1 research/inner_a phase 0 ");
   const both custom = stream_both(app, State{}, sg::stream_mode::custom);
-  CHECK(custom.async == std::vector<std::string>{"16 step 1 note custom noted"});
+  // The coroutines' emits, before and after their waits, each reported under its own node (w2
+  // woke first), as a plain node's.
+  CHECK(custom.async == std::vector<std::string>{"16 step 1 w1 custom w1 waits", "16 step 1 w1 custom w1 woke",
+                                                 "16 step 1 w2 custom w2 waits", "16 step 1 w2 custom w2 woke",
+                                                 "16 step 1 note custom noted"});
 
   // The durations of debug events are measured in an async step too: w1 waits 12 ms.
   talk t;
@@ -276,9 +283,17 @@ TEST_CASE("async_stream: a loop with a coroutine router, and sends to a coroutin
     CHECK(s.async_out.log == std::vector<std::string>{"sq1", "sq4", "sq9"});  // send order
   }
   const both l = stream_both(loop, State{}, sg::stream_mode::custom);
-  CHECK(l.async == std::vector<std::string>{"16 step 1 tell custom told 0", "16 step 2 tell custom told 1",
-                                            "16 step 3 tell custom told 2", "16 step 4 tell custom told 3",
-                                            "16 step 5 tell custom told 4"});
+  CHECK(l.async == std::vector<std::string>{
+                       "16 step 1 count custom counted 0",
+                       "16 step 1 tell custom told 0",
+                       "16 step 2 count custom counted 1",
+                       "16 step 2 tell custom told 1",
+                       "16 step 3 count custom counted 2",
+                       "16 step 3 tell custom told 2",
+                       "16 step 4 count custom counted 3",
+                       "16 step 4 tell custom told 3",
+                       "16 step 5 tell custom told 4",
+                   });
 }
 
 TEST_CASE("async_stream: the overloads without a context, with a run_config and with async_options") {

@@ -37,7 +37,7 @@ struct State {
 using log_patch = sg::patch<sg::entry<&State::log, std::string>>;
 using log_n_patch = sg::patch<sg::entry<&State::log, std::string>, sg::entry<&State::n, int>>;
 
-// What a test changes about a run; plain nodes emit custom events through it.
+// What a test changes about a run; nodes emit custom events through it.
 struct pace : sg::emitter<std::string> {
   int slow_at = -1;                 // think waits 10 s at this n (until cancelled)
   std::function<void()> on_slow{};  // called as that wait starts
@@ -61,6 +61,7 @@ struct think {
     } else {
       co_await pause(1ms);
     }
+    p.emit("thought " + std::to_string(n));
     co_return sg::write<&State::log>("think" + std::to_string(n)) | sg::write<&State::n>(1);
   }
 };
