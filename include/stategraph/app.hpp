@@ -202,6 +202,18 @@ class app {
                     const Rest&...) const {
     return typename detail::async_result_of<app>::type{};
   }
+  // An async stream (opt-in: #include <stategraph/asio.hpp>): `co_await app.async_stream(input,
+  // mode[, ctx], callback[, run_config][, sg::async_options])`, stream's events awaited.
+  template <class... Args>
+    requires detail::async_stream_fits<app, void, Args...>::value
+  auto async_stream(Args&&... args) const {
+    return detail::async_runs<app>::stream(*this, std::forward<Args>(args)...);
+  }
+  template <class... Rest>
+  auto async_stream(std::type_identity_t<rules::wrong_call<rules::async_stream_call<state_type>, Rest...>>,
+                    const Rest&...) const {
+    return typename detail::async_result_of<app>::type{};
+  }
 
   // The payload queue a node keeps for the sends it receives (no_queue when none).
   template <std::size_t I>

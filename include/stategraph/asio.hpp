@@ -1,7 +1,8 @@
 // Async runs on Boost.Asio (opt-in; the core names no Asio type). A node, a router or a send
 // target may be a coroutine returning boost::asio::awaitable<R>; `co_await
 // app.async_invoke(input[, ctx][, run_config][, sg::async_options])` runs a graph on the
-// executor of the awaiting coroutine. The nodes of one step run concurrently; their results
+// executor of the awaiting coroutine; `app.async_stream(input, mode[, ctx], callback[, ...])`
+// runs it reporting stream's events. The nodes of one step run concurrently; their results
 // still merge at the barrier in node order, so an async run ends in the same state as a
 // sequential one. On sg::sequential and sg::thread_pool a coroutine node is run to completion
 // on an io_context of its own (it blocks the calling thread while it waits).
@@ -14,6 +15,7 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/error.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/io_context.hpp>
@@ -215,6 +217,42 @@ struct scoped_executor {
   friend bool operator==(const scoped_executor&, const scoped_executor&) noexcept = default;
 };
 
+// The executor of a coroutine task in a step that streams custom events: the run's, with the
+// task's custom buffer set around everything it runs (its start and each resumption), so that
+// ctx.emit finds the node's buffer after a suspension too, as a plain task finds it through
+// the scope held around its call.
+template <class T>
+struct emitting_executor {
+  boost::asio::any_io_executor inner;
+  custom_buffer<T>* buffer;
+
+  template <class F>
+  void execute(F&& f) const {
+    inner.execute([f = std::forward<F>(f), b = buffer]() mutable {
+      struct restore {
+        custom_buffer<T>* saved;
+        ~restore() { current_custom<T> = saved; }
+      } guard{std::exchange(current_custom<T>, b)};
+      std::move(f)();
+    });
+  }
+  boost::asio::execution_context& query(boost::asio::execution::context_t) const noexcept {
+    return boost::asio::query(inner, boost::asio::execution::context);
+  }
+  emitting_executor require(boost::asio::execution::blocking_t::never_t never) const {
+    return {boost::asio::require(inner, never), buffer};
+  }
+  template <class P>
+    requires boost::asio::can_prefer<const boost::asio::any_io_executor&, const P&>::value
+  emitting_executor prefer(const P& p) const {
+    return {boost::asio::prefer(inner, p), buffer};
+  }
+  friend bool operator==(const emitting_executor& a, const emitting_executor& b) noexcept {
+    return a.inner == b.inner && a.buffer == b.buffer;
+  }
+  friend bool operator!=(const emitting_executor& a, const emitting_executor& b) noexcept { return !(a == b); }
+};
+
 // g++ 12 may inline a coroutine's frame allocation (Asio's operator new, aligned_alloc) and
 // then, not seeing through Asio's matching operator delete, warn of a mismatch that is not one.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -253,6 +291,35 @@ struct async_runs {
            !std::is_same_v<std::remove_cvref_t<Ctx>, async_options>) static awaitable<S>
       invoke(const App& app, S input, Ctx& context, async_options options) {
     return run<Ctx>(app, std::move(input), &context, run_config{}, options);
+  }
+
+  // An async stream: stream's arguments, then the options; the callback is moved into the run.
+  template <class Callback>
+    requires std::is_invocable_v<Callback&, const event<S>&>
+  static awaitable<S> stream(const App& app, S input, stream_mode mode, Callback callback,
+                             const run_config& config = {}, async_options options = {}) {
+    return run_stream<no_context>(app, std::move(input), nullptr, mode, std::move(callback), config, options);
+  }
+  template <class Callback>
+    requires std::is_invocable_v<Callback&, const event<S>&>
+  static awaitable<S> stream(const App& app, S input, stream_mode mode, Callback callback, async_options options) {
+    return run_stream<no_context>(app, std::move(input), nullptr, mode, std::move(callback), run_config{}, options);
+  }
+  template <class Ctx, class Callback>
+    requires(!std::is_same_v<std::remove_cvref_t<Ctx>, run_config> &&
+             !std::is_same_v<std::remove_cvref_t<Ctx>, async_options> &&
+             std::is_invocable_v<Callback&, const event_for<S, Ctx>&>)
+  static awaitable<S> stream(const App& app, S input, stream_mode mode, Ctx& context, Callback callback,
+                             const run_config& config = {}, async_options options = {}) {
+    return run_stream<Ctx>(app, std::move(input), &context, mode, std::move(callback), config, options);
+  }
+  template <class Ctx, class Callback>
+    requires(!std::is_same_v<std::remove_cvref_t<Ctx>, run_config> &&
+             !std::is_same_v<std::remove_cvref_t<Ctx>, async_options> &&
+             std::is_invocable_v<Callback&, const event_for<S, Ctx>&>)
+  static awaitable<S> stream(const App& app, S input, stream_mode mode, Ctx& context, Callback callback,
+                             async_options options) {
+    return run_stream<Ctx>(app, std::move(input), &context, mode, std::move(callback), run_config{}, options);
   }
 
   // The run owns copies of its config and options; the app, the input's state and the
@@ -350,6 +417,78 @@ struct async_runs {
           if (deadline && deadline->expiry() <= boost::asio::steady_timer::clock_type::now() && at.any())
             throw deadline_error(at.step + 1, active_names(at));
           if (!app.run_step(state, at, context, config, q)) break;
+        }
+      }
+      co_return state;
+    }
+  }
+
+  // A streamer whose step's values event waits for the step's routers (run after the barrier
+  // in an async step), so that a callback sees it between steps, as in a synchronous stream.
+  template <class Streamer>
+  struct values_after_routers : Streamer {
+    std::optional<std::size_t> values_of{};
+    void values(std::size_t step, const S&) { values_of = step; }
+  };
+  // A streamed run: app::stream's events, in its order, from the general step with a
+  // streamer as its observer (no lone-node path: it has no observer). A step that fails,
+  // times out or is cancelled reports nothing past what the synchronous stream would; the
+  // awaiting operation's cancellation is also looked at between steps, so that a callback
+  // may stop the run before the next step starts.
+  template <class Ctx, class Callback>
+  static awaitable<S> run_stream(const App& app, S input, Ctx* given, stream_mode mode, Callback callback,
+                                 run_config config, async_options options) {
+    if constexpr (!rules::check_all<typename App::graph_type, A, Ctx>()) {
+      co_return S{};
+    } else {
+      no_context no_ctx;
+      Ctx& context = [&]() -> Ctx& {
+        if constexpr (std::is_same_v<Ctx, no_context>)
+          return no_ctx;
+        else
+          return *given;
+      }();
+      std::unique_ptr<boost::asio::steady_timer> deadline;
+      if (options.deadline.count() > 0)
+        deadline = std::make_unique<boost::asio::steady_timer>(co_await boost::asio::this_coro::executor,
+                                                               options.deadline);
+      using event_t = event_for<S, Ctx>;
+      auto sink = [&](event_t&& e) { callback(static_cast<const event_t&>(e)); };
+      using streamer_t = streamer<S, A::size, decltype(sink), typename custom_of<Ctx>::type>;
+      values_after_routers<streamer_t> s{{mode, App::node_names, sink}};
+      S state{};
+      position at = app.begin_run(state, std::move(input));
+      s.streamer_t::values(0, state);
+      for (;;) {
+        if (at.any()) {
+          if (deadline && deadline->expiry() <= boost::asio::steady_timer::clock_type::now())
+            throw deadline_error(at.step + 1, active_names(at));
+          const boost::asio::cancellation_state now = co_await boost::asio::this_coro::cancellation_state;
+          if (now.cancelled() != boost::asio::cancellation_type::none)
+            throw cancelled_error(at.step + 1, active_names(at));
+        }
+        if (needs_coroutines<Ctx>(at)) {
+          // A callback that cancels the run within the step stops a coroutine router after
+          // the barrier: reported as the step's cancellation.
+          const std::size_t step_no = at.step + 1;
+          std::vector<std::string> names = active_names(at);
+          std::exception_ptr failure;
+          bool more = false;
+          try {
+            more = co_await step(app, state, at, context, config, options, deadline.get(), &s);
+          } catch (const boost::system::system_error& e) {
+            if (e.code() != boost::asio::error::operation_aborted) throw;
+            failure = std::current_exception();
+          }
+          if (failure) {
+            const boost::asio::cancellation_state now = co_await boost::asio::this_coro::cancellation_state;
+            if (now.cancelled() == boost::asio::cancellation_type::none) std::rethrow_exception(failure);
+            throw cancelled_error(step_no, std::move(names));
+          }
+          if (s.values_of) s.streamer_t::values(*std::exchange(s.values_of, std::nullopt), state);
+          if (!more) break;
+        } else if (!app.run_step(state, at, context, config, static_cast<streamer_t&>(s))) {
+          break;
         }
       }
       co_return state;
@@ -526,12 +665,14 @@ struct async_runs {
   template <std::size_t I, class Ctx, class Observer = quiet>
   static awaitable<void> node_coroutine(frame_t<Ctx, Observer>& f, std::size_t) {
     using R = typename App::template result_slot_t<I, Ctx>::value_type;
+    [[maybe_unused]] const auto started = task_clock<Observer>();
     try {
       detail::slot_at<I>(f.results).emplace(
           slot_value<R>(co_await async_call(detail::slot_at<I>(f.self.nodes_), f.state, f.context, f.config)));
     } catch (...) {
       f.failures[I] = std::current_exception();
     }
+    if constexpr (Observer::streams) f.took[I] = std::chrono::steady_clock::now() - started;
   }
   template <std::size_t I, class Ctx, class Observer = quiet>
   static awaitable<void> send_coroutine(frame_t<Ctx, Observer>& f, std::size_t k) {
@@ -568,6 +709,61 @@ struct async_runs {
     std::size_t node;
     std::size_t send;  // none for the node's own call
   };
+
+  // A streamed step's plain task, as app::run_tasks runs it: in its node's custom scope, timed
+  // for debug events, its subgraphs' events forwarded, and (persisting) in its interrupt scope.
+  template <class Ctx, class Observer>
+  static void streamed_plain(const App& app, frame_t<Ctx, Observer>& f, std::size_t i) {
+    task_outputs out{f.failures.data()};
+    out.took = has_mode(f.observer.mode, stream_mode::debug) ? f.took.data() : nullptr;
+    out.children = f.children.data();
+    out.mode = f.observer.mode;
+    [[maybe_unused]] auto custom = detail::custom_scope(f.observer, i);
+    auto call = [&](std::size_t n) {
+      App::template task_table<Ctx>[n](app.node_at(n), f.state, f.context, f.config,
+                                       App::template result_at<Ctx>(f.results, n), nullptr);
+    };
+    if constexpr (Observer::persists) {
+      out.resume = f.observer.resume_values(i);
+      out.child = f.observer.child_run(i);
+      run_node_task<true, true>(call, i, out);
+    } else {
+      run_node_task<true, false>(call, i, out);
+    }
+  }
+  // A coroutine task's start, for a streamed step's debug events (from its start to its end).
+  template <class Observer>
+  static auto task_clock() {
+    if constexpr (Observer::streams)
+      return std::chrono::steady_clock::now();
+    else
+      return 0;
+  }
+  // Whether the step streams custom events: its coroutine tasks then run on executors that
+  // set their node's buffer (emitting_executor), none awaited in the run's own frame.
+  template <class Observer>
+  static bool emits_streamed(const Observer& observer) {
+    if constexpr (requires { observer.mode; })
+      return has_mode(observer.mode, stream_mode::custom);
+    else
+      return false;
+  }
+  // The executor a coroutine task of `node` is spawned on: the run's, or in a step that
+  // streams custom events, the run's with the node's buffer set around all the task runs.
+  template <class Ctx, class Observer>
+  static boost::asio::any_io_executor task_executor(const boost::asio::any_io_executor& ex, Observer& observer,
+                                                    std::size_t node) {
+    using T = typename custom_of<Ctx>::type;
+    if constexpr (Observer::streams && !std::is_void_v<T>) {
+      custom_buffer<T>* buffer = nullptr;
+      {
+        [[maybe_unused]] auto scope = detail::custom_scope(observer, node);  // the buffer ctx.emit finds
+        buffer = current_custom<T>;
+      }
+      if (buffer) return emitting_executor<T>{ex, buffer};
+    }
+    return ex;
+  }
 
   // Runs one step: plain nodes inline, coroutine nodes concurrently (at most
   // max_concurrency at once), then the barrier. A cancelled or expired step cancels its
@@ -663,7 +859,7 @@ struct async_runs {
         return (ex);  // the executor itself, not a copy
     };
 
-    if (coroutines.size() == 1 && plain.empty() && !deadline) {
+    if (coroutines.size() == 1 && plain.empty() && !deadline && !emits_streamed(observer)) {
       // One coroutine: awaited here, in this run's own frame, sharing its cancellation (a
       // checkpointed step spawns it, on its scope, and awaits that).
       if constexpr (Observer::persists) {
@@ -692,7 +888,8 @@ struct async_runs {
         ++launched;
         const std::size_t node = coroutines[c].first.node;
         if constexpr (any_node_limit) running_of[node].fetch_add(1);
-        boost::asio::co_spawn(spawn_on(ex, c), coroutines[c].second(f, coroutines[c].first.send),
+        boost::asio::co_spawn(spawn_on(task_executor<Ctx>(ex, observer, node), c),
+                              coroutines[c].second(f, coroutines[c].first.send),
                               boost::asio::bind_cancellation_slot(
                                   signals[c].slot(), [&wake, &finished, &phase, &running_of, c, node](std::exception_ptr) {
                                     phase[c] = finished_task;
@@ -725,7 +922,9 @@ struct async_runs {
       };
       for (const task& t : plain) {
         if (t.send == none) {
-          if constexpr (Observer::persists) {  // where sg::interrupt finds the node's answers
+          if constexpr (Observer::streams) {
+            streamed_plain(app, f, t.node);
+          } else if constexpr (Observer::persists) {  // where sg::interrupt finds the node's answers
             task_scope scope{t.node, observer.resume_values(t.node), 0, observer.child_run(t.node)};
             task_scope_guard guard(&scope);
             run_plain(t.node);

@@ -91,6 +91,13 @@ template <class App, class... Args>
 struct async_invoke_fits<
     App, std::void_t<decltype(async_runs<App>::invoke(std::declval<const App&>(), std::declval<Args>()...))>, Args...>
     : std::true_type {};
+// Whether app.async_stream takes these arguments.
+template <class App, class, class... Args>
+struct async_stream_fits : std::false_type {};
+template <class App, class... Args>
+struct async_stream_fits<
+    App, std::void_t<decltype(async_runs<App>::stream(std::declval<const App&>(), std::declval<Args>()...))>, Args...>
+    : std::true_type {};
 // What app.async_invoke returns: the run's awaitable once <stategraph/asio.hpp> defines it,
 // else the state (for the catch-all overload, which has raised its one error).
 template <class App, class = void>

@@ -1,7 +1,8 @@
 // Checkpointed async runs (opt-in): a durable app's steps awaited on an Asio executor,
 // `co_await app.async_invoke(input, thread[, checkpoint_id][, ctx][, run_config][,
 // sg::async_options])` and `co_await app.async_resume(thread[, checkpoint_id, value or
-// sg::answers][, ctx][, ...])`. They put the same checkpoints as invoke and resume: each step
+// sg::answers][, ctx][, ...])`, and `co_await app.async_stream(input, thread, mode[, ctx],
+// callback[, ...])` as stream. They put the same checkpoints as invoke and resume: each step
 // is the async step of <stategraph/asio.hpp>, with the durable runner as its observer. The
 // store is called inline, on the run's thread, between steps (a commit blocks that thread for
 // the store's put; durability::async moves the put to the app's commit thread). A step that
@@ -14,16 +15,19 @@
 #include <stategraph/asio.hpp>
 #include <stategraph/checkpoint/durable.hpp>
 
+#include <boost/asio/error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace stategraph::detail {
 
@@ -32,6 +36,27 @@ template <class T>
 concept async_tail_head =
     std::is_same_v<std::remove_cvref_t<T>, run_config> || std::is_same_v<std::remove_cvref_t<T>, async_options> ||
     (std::is_lvalue_reference_v<T> && user_context<std::remove_reference_t<T>>);
+// The whole tail [ctx&][, run_config][, async_options], so that other arguments fit no
+// overload and reach the app's catch-all (rules/misuse.hpp).
+template <class T>
+inline constexpr bool async_tail_config = std::is_same_v<std::remove_cvref_t<T>, run_config>;
+template <class T>
+inline constexpr bool async_tail_options = std::is_same_v<std::remove_cvref_t<T>, async_options>;
+template <class T>
+inline constexpr bool async_tail_context = std::is_lvalue_reference_v<T> &&
+                                           user_context<std::remove_reference_t<T>> && !async_tail_options<T>;
+template <class... T>
+inline constexpr bool async_tail_fits = false;
+template <>
+inline constexpr bool async_tail_fits<> = true;
+template <class T>
+inline constexpr bool async_tail_fits<T> = async_tail_config<T> || async_tail_options<T> || async_tail_context<T>;
+template <class T, class U>
+inline constexpr bool async_tail_fits<T, U> =
+    (async_tail_context<T> && (async_tail_config<U> || async_tail_options<U>)) ||
+    (async_tail_config<T> && async_tail_options<U>);
+template <class T, class U, class V>
+inline constexpr bool async_tail_fits<T, U, V> = async_tail_context<T> && async_tail_config<U> && async_tail_options<V>;
 
 template <class Durable>
 struct async_durable_runs {
@@ -46,6 +71,7 @@ struct async_durable_runs {
   // As invoke: a whole or a partial input onto the thread's latest state, or (given a
   // checkpoint id) onto that checkpoint's, as a fork.
   template <class... Tail>
+    requires async_tail_fits<Tail...>
   static awaitable<S> invoke(const Durable& app, S input, const thread_id& thread, Tail&&... tail) {
     return with_tail(
         [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
@@ -54,6 +80,7 @@ struct async_durable_runs {
         std::forward<Tail>(tail)...);
   }
   template <class... Tail>
+    requires async_tail_fits<Tail...>
   static awaitable<S> invoke(const Durable& app, S input, const thread_id& thread, checkpoint_id from,
                              Tail&&... tail) {
     return with_tail(
@@ -63,6 +90,7 @@ struct async_durable_runs {
         std::forward<Tail>(tail)...);
   }
   template <class... E, class... Tail>
+    requires async_tail_fits<Tail...>
   static awaitable<S> invoke(const Durable& app, patch<E...> input, const thread_id& thread, Tail&&... tail) {
     return with_tail(
         [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
@@ -71,6 +99,7 @@ struct async_durable_runs {
         std::forward<Tail>(tail)...);
   }
   template <class... E, class... Tail>
+    requires async_tail_fits<Tail...>
   static awaitable<S> invoke(const Durable& app, patch<E...> input, const thread_id& thread, checkpoint_id from,
                              Tail&&... tail) {
     return with_tail(
@@ -84,6 +113,7 @@ struct async_durable_runs {
     return run_resume<run_context>(app, thread, reply{}, nullptr, run_config{}, async_options{});
   }
   template <async_tail_head First, class... Tail>
+    requires async_tail_fits<First, Tail...>
   static awaitable<S> resume(const Durable& app, const thread_id& thread, First&& first, Tail&&... tail) {
     return with_tail(
         [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
@@ -93,6 +123,7 @@ struct async_durable_runs {
   }
   // An older checkpoint's next nodes run again, as a new branch of history.
   template <class... Tail>
+    requires async_tail_fits<Tail...>
   static awaitable<S> resume(const Durable& app, const thread_id& thread, checkpoint_id from, Tail&&... tail) {
     return with_tail(
         [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
@@ -103,7 +134,7 @@ struct async_durable_runs {
   // The pending interrupts answered: one by value, or each by id (sg::answers).
   template <class V, class... Tail>
     requires(std::is_same_v<std::remove_cvref_t<V>, answers> ||
-             (resume_answer<V> && !async_tail_head<V>))
+             (resume_answer<V> && !async_tail_head<V>)) && async_tail_fits<Tail...>
   static awaitable<S> resume(const Durable& app, const thread_id& thread, const V& value, Tail&&... tail) {
     reply given;
     if constexpr (std::is_same_v<std::remove_cvref_t<V>, answers>)
@@ -113,6 +144,32 @@ struct async_durable_runs {
     return with_tail(
         [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
           return run_resume<Ctx>(app, thread, std::move(given), context, config, options);
+        },
+        std::forward<Tail>(tail)...);
+  }
+
+  // As stream(input, thread, mode[, ctx], callback[, run_config]), then the options; the
+  // callback is moved into the run.
+  template <class Callback, class... Tail>
+    requires std::is_invocable_v<Callback&, const event<S>&> &&
+             (async_tail_fits<Tail...> && !(async_tail_context<Tail> || ...))
+  static awaitable<S> stream(const Durable& app, S input, const thread_id& thread, stream_mode mode,
+                             Callback callback, Tail&&... tail) {
+    return with_tail(
+        [&]<class Ctx>(Ctx* context, const run_config& config, async_options options) {
+          return run_stream<Ctx>(app, std::move(input), thread, mode, context, std::move(callback), config, options);
+        },
+        std::forward<Tail>(tail)...);
+  }
+  template <class Ctx, class Callback, class... Tail>
+    requires user_context<Ctx> && (!async_tail_options<Ctx>) &&
+             std::is_invocable_v<Callback&, const event_for<S, Ctx>&> &&
+             (async_tail_fits<Tail...> && !(async_tail_context<Tail> || ...))
+  static awaitable<S> stream(const Durable& app, S input, const thread_id& thread, stream_mode mode, Ctx& context,
+                             Callback callback, Tail&&... tail) {
+    return with_tail(
+        [&]<class C>(C*, const run_config& config, async_options options) {
+          return run_stream<Ctx>(app, std::move(input), thread, mode, &context, std::move(callback), config, options);
         },
         std::forward<Tail>(tail)...);
   }
@@ -188,12 +245,30 @@ struct async_durable_runs {
     co_return co_await drive(app, r, context, config, options, true);
   }
 
+  // As stream(input, thread, mode, ...): the input onto the thread's latest state, each step
+  // reported through a streamed runner and committed as it commits.
+  template <class Ctx, class Callback>
+  static awaitable<S> run_stream(const Durable& app, S input, thread_id thread, stream_mode mode, Ctx* given,
+                                 Callback callback, run_config config, async_options options) {
+    run_context own;
+    Ctx& context = pick(given, own);
+    using event_t = event_for<S, Ctx>;
+    auto sink = [&](event_t&& e) { callback(static_cast<const event_t&>(e)); };
+    const auto running = app.claim(thread.value);
+    streamer<S, A::size, decltype(sink), typename custom_of<Ctx>::type> s{mode, App::node_names, sink};
+    typename Durable::template runner_of<decltype(s)> r(app, thread.value, config.durability, &s);
+    app.start_stream(r, std::move(input), thread);
+    s.values(0, r.state);
+    co_return co_await drive(app, r, context, config, options, false);
+  }
+
   // The runner's hooks for an async step, except that the step's checkpoint waits until the
   // routers (run after the barrier in an async step) have chosen the next nodes.
-  struct deferred_commit {
+  template <class Runner = runner>
+  struct deferred_commit_of {
     static constexpr bool streams = false;
     static constexpr bool persists = true;
-    runner& r;
+    Runner& r;
     std::optional<changed_set> done{};
 
     template <std::size_t I, class Slot>
@@ -254,6 +329,29 @@ struct async_durable_runs {
       co_return r.template child_result<I>(state, *session, std::move(*out));
     }
   };
+  using deferred_commit = deferred_commit_of<>;
+  // A streamed runner's hooks: its stream hooks, except that the step's values event waits
+  // for the step's checkpoint, as it follows it in a synchronous stream.
+  template <class Runner>
+  struct streamed_commit : deferred_commit_of<Runner> {
+    static constexpr bool streams = true;
+    stream_mode mode;
+    std::optional<std::size_t> values_of{};
+
+    template <class Set, class Failures, class Took, class Children>
+    void tasks(std::size_t step, const Set& active, const Failures& failures, const Took& took, Children& children) {
+      this->r.tasks(step, active, failures, took, children);
+    }
+    template <class Patch>
+    void update(std::size_t step, std::string_view node, const Patch& patch) {
+      this->r.update(step, node, patch);
+    }
+    void values(std::size_t step, const S&) { values_of = step; }
+    auto custom_scope(std::size_t node) { return this->r.custom_scope(node); }
+    void after_commit() {
+      if (values_of) this->r.values(*values_of, this->r.state);
+    }
+  };
 
   // Whether any subgraph node of this graph has its child's run awaited.
   template <class Ctx>
@@ -280,8 +378,8 @@ struct async_durable_runs {
 
   // The run's steps, as runner::run takes them: a step without coroutines is the runner's
   // own; one with coroutines is awaited. Whatever stops the run, what it finished is committed.
-  template <class Ctx>
-  static awaitable<S> drive(const Durable& app, runner& r, Ctx& context, const run_config& config,
+  template <class Ctx, class Runner>
+  static awaitable<S> drive(const Durable& app, Runner& r, Ctx& context, const run_config& config,
                             const async_options& options, bool resuming) {
     if constexpr (!rules::check_all<typename App::graph_type, A, Ctx>()) {
       co_return r.state;  // the rule has printed its diagnostic
@@ -294,20 +392,41 @@ struct async_durable_runs {
         for (;;) {
           if (deadline && r.at.any() && deadline->expiry() <= boost::asio::steady_timer::clock_type::now())
             throw deadline_error(r.at.step + 1, steps::active_names(r.at));
+          if constexpr (Runner::streams) {  // as an async stream: a callback may stop the run
+            const boost::asio::cancellation_state now = co_await boost::asio::this_coro::cancellation_state;
+            if (r.at.any() && now.cancelled() != boost::asio::cancellation_type::none)
+              throw cancelled_error(r.at.step + 1, steps::active_names(r.at));
+          }
           if (!steps::template needs_coroutines<Ctx>(r.at) && !awaits_a_child<Ctx>(r.at.active)) {
             if (!r.step_once(context, config, skip_before)) break;
             continue;
           }
           typename A::set ran{};
           if (!r.begin_step(context, config, skip_before, ran)) break;
-          deferred_commit hooks{r};
+          std::conditional_t<Runner::streams, streamed_commit<Runner>, deferred_commit> hooks{{r}};
+          if constexpr (Runner::streams) hooks.mode = r.mode;
+          // A stream's callback that cancels the run within a step cuts a coroutine router of
+          // it short: reported as that step's cancellation, the step not committed.
+          const std::size_t step_no = r.at.step + 1;
+          std::vector<std::string> names;
+          if constexpr (Runner::streams) names = steps::active_names(r.at);
+          std::exception_ptr aborted;
           try {
             co_await steps::step(app.plain(), r.state, r.at, context, config, options,
                                  deadline ? &*deadline : nullptr, &hooks);
           } catch (const paused_step&) {
             break;
+          } catch (const boost::system::system_error& e) {
+            if (!Runner::streams || e.code() != boost::asio::error::operation_aborted) throw;
+            aborted = std::current_exception();
+          }
+          if (aborted) {
+            const boost::asio::cancellation_state now = co_await boost::asio::this_coro::cancellation_state;
+            if (now.cancelled() == boost::asio::cancellation_type::none) std::rethrow_exception(aborted);
+            throw cancelled_error(step_no, std::move(names));
           }
           if (hooks.done) r.step_done(r.state, r.at, *hooks.done);
+          if constexpr (Runner::streams) hooks.after_commit();
           if (!r.end_step(ran)) break;
         }
       } catch (...) {

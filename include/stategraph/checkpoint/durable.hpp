@@ -447,6 +447,26 @@ namespace detail {
 // The seam to checkpointed async runs: declared here, defined by <stategraph/checkpoint/asio.hpp>.
 template <class Durable>
 struct async_durable_runs;
+// Whether a checkpointed app's async_invoke, async_resume, async_stream take these arguments
+// (once that header defines the runs); if not, their catch-all overloads raise one error.
+template <class Durable, class, class... Args>
+struct async_durable_invoke_fits : std::false_type {};
+template <class Durable, class... Args>
+struct async_durable_invoke_fits<Durable, std::void_t<decltype(async_durable_runs<Durable>::invoke(
+                                              std::declval<const Durable&>(), std::declval<Args>()...))>,
+                                 Args...> : std::true_type {};
+template <class Durable, class, class... Args>
+struct async_durable_resume_fits : std::false_type {};
+template <class Durable, class... Args>
+struct async_durable_resume_fits<Durable, std::void_t<decltype(async_durable_runs<Durable>::resume(
+                                              std::declval<const Durable&>(), std::declval<Args>()...))>,
+                                 Args...> : std::true_type {};
+template <class Durable, class, class... Args>
+struct async_durable_stream_fits : std::false_type {};
+template <class Durable, class... Args>
+struct async_durable_stream_fits<Durable, std::void_t<decltype(async_durable_runs<Durable>::stream(
+                                              std::declval<const Durable&>(), std::declval<Args>()...))>,
+                                 Args...> : std::true_type {};
 }  // namespace detail
 
 template <class App, class Store, class Before, class After>
@@ -695,12 +715,39 @@ class durable_app {
   // executor: `co_await app.async_invoke(input, thread[, ctx][, run_config][, sg::async_options])`
   // and async_resume(thread[, value or sg::answers][, ctx][, run_config][, sg::async_options]).
   template <class... Args>
+    requires detail::async_durable_invoke_fits<durable_app, void, Args...>::value
   auto async_invoke(Args&&... args) const {
     return detail::async_durable_runs<durable_app>::invoke(*this, std::forward<Args>(args)...);
   }
   template <class... Args>
+    requires detail::async_durable_resume_fits<durable_app, void, Args...>::value
   auto async_resume(Args&&... args) const {
     return detail::async_durable_runs<durable_app>::resume(*this, std::forward<Args>(args)...);
+  }
+  // `co_await app.async_stream(input, thread, mode[, ctx], callback[, run_config][,
+  // sg::async_options])`: what stream(input, thread, mode, ...) reports and commits, awaited.
+  template <class... Args>
+    requires detail::async_durable_stream_fits<durable_app, void, Args...>::value
+  auto async_stream(Args&&... args) const {
+    return detail::async_durable_runs<durable_app>::stream(*this, std::forward<Args>(args)...);
+  }
+  // Arguments none of them takes, or no <stategraph/checkpoint/asio.hpp>: one error at the
+  // caller's line (rules/misuse.hpp).
+  template <class... Rest>
+  auto async_invoke(
+      std::type_identity_t<rules::wrong_call<rules::checkpointed_async_invoke_call<state_type>, Rest...>>,
+      const Rest&...) const {
+    return typename detail::async_result_of<App>::type{};
+  }
+  template <class... Rest>
+  auto async_resume(std::type_identity_t<rules::wrong_call<rules::async_resume_call, Rest...>>, const Rest&...) const {
+    return typename detail::async_result_of<App>::type{};
+  }
+  template <class... Rest>
+  auto async_stream(
+      std::type_identity_t<rules::wrong_call<rules::checkpointed_async_stream_call<state_type>, Rest...>>,
+      const Rest&...) const {
+    return typename detail::async_result_of<App>::type{};
   }
 
   // invoke(input, thread, ctx, config), or resume(thread, ctx, config) when `input` is null,

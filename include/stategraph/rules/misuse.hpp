@@ -53,6 +53,50 @@ struct async_invoke_arguments_fit_no_overload {
 };
 
 template <class... Arguments>
+struct async_stream_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<async_stream_arguments_fit_no_overload>,
+                  "app.async_stream takes (state, stream_mode[, context], callback[, run_config][, async_options]) "
+                  "from <stategraph/asio.hpp>");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class... Arguments>
+struct checkpointed_async_invoke_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<checkpointed_async_invoke_arguments_fit_no_overload>,
+                  "checkpointed async_invoke takes (input, thread_id[, checkpoint_id][, context][, run_config][, "
+                  "async_options])");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class... Arguments>
+struct async_resume_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<async_resume_arguments_fit_no_overload>,
+                  "async_resume takes (thread_id[, checkpoint_id | answer | sg::answers][, context][, run_config][, "
+                  "async_options]) from <stategraph/checkpoint/asio.hpp>");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class... Arguments>
+struct checkpointed_async_stream_arguments_fit_no_overload {
+  template <int = 0>
+  struct fail {
+    static_assert(stategraph::detail::always_false<checkpointed_async_stream_arguments_fit_no_overload>,
+                  "checkpointed async_stream takes (state, thread_id, mode[, context], callback[, run_config][, "
+                  "async_options])");
+  };
+  static constexpr fail<> raised{};
+};
+
+template <class... Arguments>
 struct checkpointed_invoke_arguments_fit_no_overload {
   template <int = 0>
   struct fail {
@@ -158,6 +202,26 @@ struct checkpointed_stream_call {
   template <class... Arguments>
   using diagnostic = checkpointed_stream_arguments_fit_no_overload<Arguments...>;
 };
+template <class S>
+struct async_stream_call {
+  using expected = S;
+  template <class... Arguments>
+  using diagnostic = async_stream_arguments_fit_no_overload<Arguments...>;
+};
+template <class S>
+struct checkpointed_async_invoke_call {
+  using expected = S;
+  template <class First, class... Rest>
+  using diagnostic = std::conditional_t<!std::is_convertible_v<First, S> && !is_patch_v<First>,
+                                        run_input_is_neither_the_state_nor_a_patch<First, S>,
+                                        checkpointed_async_invoke_arguments_fit_no_overload<First, Rest...>>;
+};
+template <class S>
+struct checkpointed_async_stream_call {
+  using expected = S;
+  template <class... Arguments>
+  using diagnostic = checkpointed_async_stream_arguments_fit_no_overload<Arguments...>;
+};
 template <template <class...> class Diagnostic>
 struct thread_call {
   using expected = thread_id;
@@ -168,6 +232,7 @@ struct resume_call : thread_call<resume_arguments_fit_no_overload> {};
 struct get_state_call : thread_call<get_state_arguments_fit_no_overload> {};
 struct history_call : thread_call<history_arguments_fit_no_overload> {};
 struct update_state_call : thread_call<update_state_arguments_fit_no_overload> {};
+struct async_resume_call : thread_call<async_resume_arguments_fit_no_overload> {};
 
 // The first parameter of an entry point's catch-all overload (as
 // `std::type_identity_t<wrong_call<Entry, Rest...>>`, the other parameters being
