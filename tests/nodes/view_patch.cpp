@@ -295,6 +295,49 @@ TEST_CASE("generic nodes get a view of their reads that knows the node and passe
   CHECK(out.log == std::vector<std::string>{"class 3", "lambda 6"});
 }
 
+namespace unit_view_for {
+// A non-generic call operator that names its node in its view (for SG001), as a router too.
+struct counted {
+  using reads = sg::reads<&S::total, &S::last>;
+  using writes = sg::writes<&S::log>;
+  auto operator()(sg::view_for<S, counted> in) const {
+    static_assert(std::is_base_of_v<sg::view<S, reads>, decltype(in)>);
+    static_assert(std::is_same_v<decltype(in)::reads_type, reads>);
+    return sg::write<&S::log>("counted " + std::to_string(in.get<&S::total>() + in.get<&S::last>()));
+  }
+};
+struct again {
+  using reads = sg::reads<&S::total>;
+  sg::go<counted, sg::end> operator()(sg::view_for<S, again> in) const;
+};
+// Defined outside the class: the node is complete there too.
+sg::go<counted, sg::end> again::operator()(sg::view_for<S, again> in) const {
+  if (unit_node_view::total_of(in) < 7) return sg::to<counted>;
+  return sg::to<sg::end>;
+}
+struct bump {
+  using writes = sg::writes<&S::total>;
+  auto operator()(sg::view_for<S, bump> in) const {
+    static_assert(std::is_same_v<decltype(in)::reads_type, sg::reads<>>);  // no `reads`: reads nothing
+    return sg::write<&S::total>(2);
+  }
+};
+}  // namespace unit_view_for
+
+TEST_CASE("sg::view_for<State, Node> reads the node's declared channels and passes on as sg::view") {
+  using namespace unit_view_for;
+  // Built from the plain view, as a test calls a node by hand.
+  S s{.total = 4, .last = 1};
+  auto direct = counted{}(sg::view<S, counted::reads>(s));
+  CHECK(std::get<0>(direct.entries).value == "counted 5");
+  CHECK(std::get<0>(counted{}(sg::view_for<S, counted>(s)).entries).value == "counted 5");
+  // The library passes its own view; the router loops until total reaches 7.
+  using G = sg::graph<S, sg::edge<sg::start, counted>, sg::edge<counted, bump>, sg::branch<bump, again>>;
+  S out = sg::compile<G>().invoke(S{.total = 3, .last = 10});
+  CHECK(out.total == 7);
+  CHECK(out.log == std::vector<std::string>{"counted 13", "counted 15"});
+}
+
 // An entry point's catch-all (rules/misuse.hpp, misuse_*.cpp) takes its first argument as
 // wrong_call, which converts from anything but another type that converts to what the fitting
 // overloads take (those would tie); the state itself converts, and loses to them by ranking.
