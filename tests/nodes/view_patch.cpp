@@ -338,6 +338,15 @@ TEST_CASE("sg::view_for<State, Node> reads the node's declared channels and pass
   CHECK(out.log == std::vector<std::string>{"counted 13", "counted 15"});
 }
 
+// The entry points' overloads for a call with no argument (misuse_*_without_arguments.cpp)
+// take a default argument `{}`: a braced input the caller writes still builds the state.
+TEST_CASE("a braced input still builds the state beside the no-argument catch-all") {
+  using G = sg::graph<S, sg::edge<sg::start, unit_view_for::counted>, sg::edge<unit_view_for::counted, sg::end>>;
+  auto app = sg::compile<G>();
+  CHECK(app.invoke({}).log == std::vector<std::string>{"counted 0"});
+  CHECK(app.invoke({.total = 2, .last = 3}).log == std::vector<std::string>{"counted 5"});
+}
+
 // An entry point's catch-all (rules/misuse.hpp, misuse_*.cpp) takes its first argument as
 // wrong_call, which converts from anything but another type that converts to what the fitting
 // overloads take (those would tie); the state itself converts, and loses to them by ranking.

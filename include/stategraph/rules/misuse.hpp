@@ -185,4 +185,17 @@ struct wrong_call {
   }
 };
 
+// A call with no argument, which wrong_call cannot take (it is a first argument):
+// `template <class Diagnostic = ...> entry(rules::no_arguments<Diagnostic> = {})`. The
+// default argument's conversion, at the caller's line, raises the diagnostic, with no
+// arguments: `invoke_arguments_fit_no_overload<>` (constexpr, so that both compilers compile
+// the constructor there and print that line). A `{}` the caller writes converts too, but the
+// entry point's fitting overload, not a template, wins the tie; `{...}` does not convert.
+template <class Diagnostic>
+struct no_arguments {
+  constexpr no_arguments() {  // NOLINT: built from the default argument `{}`
+    (void)Diagnostic{};
+  }
+};
+
 }  // namespace stategraph::rules
