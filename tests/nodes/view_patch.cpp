@@ -357,4 +357,19 @@ static_assert(std::is_convertible_v<S, invoke_catch_all>);
 static_assert(!std::is_convertible_v<derived_input, invoke_catch_all>);
 static_assert(std::is_convertible_v<const char*, sg::rules::wrong_call<sg::rules::get_state_call>>);
 
+// A diagnostic shows a lambda argument by its call operator's signature, other types as they are.
+inline auto takes_int = [](int) { return 1; };
+inline auto mutable_takes_int = [n = 0](int) mutable { return ++n; };
+inline auto generic = [](auto) {};
+struct named_callback {
+  void operator()(int) const {}
+};
+static_assert(std::is_same_v<sg::rules::shown_t<decltype(takes_int)>, sg::rules::lambda<int(int)>>);
+static_assert(std::is_same_v<sg::rules::shown_t<decltype(mutable_takes_int)>, sg::rules::lambda<int(int)>>);
+static_assert(std::is_same_v<sg::rules::shown_t<decltype(generic)>, sg::rules::generic_lambda>);
+static_assert(std::is_same_v<sg::rules::shown_t<named_callback>, named_callback>);
+static_assert(std::is_same_v<sg::rules::shown_t<int>, int>);
+static_assert(std::is_same_v<sg::rules::wrong_call<sg::rules::invoke_call<S>, decltype(takes_int)>,
+                             sg::rules::wrong_call_of<sg::rules::invoke_call<S>, sg::rules::lambda<int(int)>>>);
+
 }  // namespace unity_nodes_view_patch
