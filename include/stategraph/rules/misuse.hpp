@@ -172,8 +172,8 @@ struct update_state_call : thread_call<update_state_arguments_fit_no_overload> {
 
 // How a diagnostic shows an argument's type: a lambda as `lambda<R(Args...)>`, its call
 // operator's signature (`generic_lambda` for a template one). Clang names a closure by its
-// file's full path and position, which made lines too long; the caller's line is printed
-// anyway.
+// file's full path and position, which lengthens every line that names it; the caller's
+// line, printed anyway, shows which lambda it is.
 template <class Signature>
 struct lambda {};
 struct generic_lambda {};
