@@ -88,6 +88,11 @@ class app {
                     const Rest&...) const {
     return {};
   }
+  // No argument at all: one error at the caller's line too (rules::no_arguments).
+  template <class Diagnostic = rules::invoke_arguments_fit_no_overload<>>
+  state_type invoke(rules::no_arguments<Diagnostic> = {}) const {
+    return {};
+  }
 
   // Runs the graph from a partial input: only the channels it names are written, each
   // through its reducer, onto a default-constructed state (invoke(State) writes every
@@ -166,6 +171,10 @@ class app {
                     const Rest&...) const {
     return {};
   }
+  template <class Diagnostic = rules::stream_arguments_fit_no_overload<>>
+  state_type stream(rules::no_arguments<Diagnostic> = {}) const {
+    return {};
+  }
   // The same as a range-v3 input range of events: each step runs when the range reaches
   // it. The range refers to this app, which must outlive it.
   auto stream(state_type input, stream_mode mode, const run_config& config = {}) const;
@@ -200,6 +209,10 @@ class app {
   template <class... Rest>
   auto async_invoke(std::type_identity_t<rules::wrong_call<rules::async_invoke_call<state_type>, Rest...>>,
                     const Rest&...) const {
+    return typename detail::async_result_of<app>::type{};
+  }
+  template <class Diagnostic = rules::async_invoke_arguments_fit_no_overload<>>
+  auto async_invoke(rules::no_arguments<Diagnostic> = {}) const {
     return typename detail::async_result_of<app>::type{};
   }
   // An async stream (opt-in: #include <stategraph/asio.hpp>): `co_await app.async_stream(input,

@@ -374,4 +374,21 @@ struct node_traits {
   static constexpr bool declares_subscribes = requires { typename N::subscribes; };
 };
 
+// `operator()(sg::view_for<State, answer> in)`: the view of a class node or router that
+// names it, so a read outside its `reads` names the node (SG001) in a non-generic call
+// operator too. Written inside the node's own class, where the node is still incomplete; the
+// view is instantiated only where the call operator's body is compiled, in which the node is
+// complete, so its `reads` are known there. It is an sg::view<State, reads> for what it is
+// passed to, and it is built from one: the library's view, or a test's.
+template <class State, class Node>
+class view_for : public detail::node_view<State, typename detail::reads_or<Node, reads<>>::type, Node> {
+  using declared_reads = typename detail::reads_or<Node, reads<>>::type;
+  using base = detail::node_view<State, declared_reads, Node>;
+
+ public:
+  constexpr explicit view_for(const State& s) noexcept : base(s) {}
+  constexpr view_for(const view<State, declared_reads>& v) noexcept  // NOLINT: implicit, as the library passes its view
+      : base(detail::view_access::state(v)) {}
+};
+
 }  // namespace stategraph

@@ -295,6 +295,58 @@ TEST_CASE("generic nodes get a view of their reads that knows the node and passe
   CHECK(out.log == std::vector<std::string>{"class 3", "lambda 6"});
 }
 
+namespace unit_view_for {
+// A non-generic call operator that names its node in its view (for SG001), as a router too.
+struct counted {
+  using reads = sg::reads<&S::total, &S::last>;
+  using writes = sg::writes<&S::log>;
+  auto operator()(sg::view_for<S, counted> in) const {
+    static_assert(std::is_base_of_v<sg::view<S, reads>, decltype(in)>);
+    static_assert(std::is_same_v<decltype(in)::reads_type, reads>);
+    return sg::write<&S::log>("counted " + std::to_string(in.get<&S::total>() + in.get<&S::last>()));
+  }
+};
+struct again {
+  using reads = sg::reads<&S::total>;
+  sg::go<counted, sg::end> operator()(sg::view_for<S, again> in) const;
+};
+// Defined outside the class: the node is complete there too.
+sg::go<counted, sg::end> again::operator()(sg::view_for<S, again> in) const {
+  if (unit_node_view::total_of(in) < 7) return sg::to<counted>;
+  return sg::to<sg::end>;
+}
+struct bump {
+  using writes = sg::writes<&S::total>;
+  auto operator()(sg::view_for<S, bump> in) const {
+    static_assert(std::is_same_v<decltype(in)::reads_type, sg::reads<>>);  // no `reads`: reads nothing
+    return sg::write<&S::total>(2);
+  }
+};
+}  // namespace unit_view_for
+
+TEST_CASE("sg::view_for<State, Node> reads the node's declared channels and passes on as sg::view") {
+  using namespace unit_view_for;
+  // Built from the plain view, as a test calls a node by hand.
+  S s{.total = 4, .last = 1};
+  auto direct = counted{}(sg::view<S, counted::reads>(s));
+  CHECK(std::get<0>(direct.entries).value == "counted 5");
+  CHECK(std::get<0>(counted{}(sg::view_for<S, counted>(s)).entries).value == "counted 5");
+  // The library passes its own view; the router loops until total reaches 7.
+  using G = sg::graph<S, sg::edge<sg::start, counted>, sg::edge<counted, bump>, sg::branch<bump, again>>;
+  S out = sg::compile<G>().invoke(S{.total = 3, .last = 10});
+  CHECK(out.total == 7);
+  CHECK(out.log == std::vector<std::string>{"counted 13", "counted 15"});
+}
+
+// The entry points' overloads for a call with no argument (misuse_*_without_arguments.cpp)
+// take a default argument `{}`: a braced input the caller writes still builds the state.
+TEST_CASE("a braced input still builds the state beside the no-argument catch-all") {
+  using G = sg::graph<S, sg::edge<sg::start, unit_view_for::counted>, sg::edge<unit_view_for::counted, sg::end>>;
+  auto app = sg::compile<G>();
+  CHECK(app.invoke({}).log == std::vector<std::string>{"counted 0"});
+  CHECK(app.invoke({.total = 2, .last = 3}).log == std::vector<std::string>{"counted 5"});
+}
+
 // An entry point's catch-all (rules/misuse.hpp, misuse_*.cpp) takes its first argument as
 // wrong_call, which converts from anything but another type that converts to what the fitting
 // overloads take (those would tie); the state itself converts, and loses to them by ranking.
@@ -304,5 +356,20 @@ static_assert(std::is_convertible_v<int, invoke_catch_all>);
 static_assert(std::is_convertible_v<S, invoke_catch_all>);
 static_assert(!std::is_convertible_v<derived_input, invoke_catch_all>);
 static_assert(std::is_convertible_v<const char*, sg::rules::wrong_call<sg::rules::get_state_call>>);
+
+// A diagnostic shows a lambda argument by its call operator's signature, other types as they are.
+inline auto takes_int = [](int) { return 1; };
+inline auto mutable_takes_int = [n = 0](int) mutable { return ++n; };
+inline auto generic = [](auto) {};
+struct named_callback {
+  void operator()(int) const {}
+};
+static_assert(std::is_same_v<sg::rules::shown_t<decltype(takes_int)>, sg::rules::lambda<int(int)>>);
+static_assert(std::is_same_v<sg::rules::shown_t<decltype(mutable_takes_int)>, sg::rules::lambda<int(int)>>);
+static_assert(std::is_same_v<sg::rules::shown_t<decltype(generic)>, sg::rules::generic_lambda>);
+static_assert(std::is_same_v<sg::rules::shown_t<named_callback>, named_callback>);
+static_assert(std::is_same_v<sg::rules::shown_t<int>, int>);
+static_assert(std::is_same_v<sg::rules::wrong_call<sg::rules::invoke_call<S>, decltype(takes_int)>,
+                             sg::rules::wrong_call_of<sg::rules::invoke_call<S>, sg::rules::lambda<int(int)>>>);
 
 }  // namespace unity_nodes_view_patch

@@ -808,6 +808,31 @@ class durable_app {
       std::type_identity_t<rules::wrong_call<rules::update_state_call, Rest...>>, const Rest&...) {
     return 0;
   }
+  // No argument at all (rules::no_arguments).
+  template <class Diagnostic = rules::checkpointed_invoke_arguments_fit_no_overload<>>
+  state_type invoke(rules::no_arguments<Diagnostic> = {}) const {
+    return {};
+  }
+  template <class Diagnostic = rules::checkpointed_stream_arguments_fit_no_overload<>>
+  state_type stream(rules::no_arguments<Diagnostic> = {}) const {
+    return {};
+  }
+  template <class Diagnostic = rules::resume_arguments_fit_no_overload<>>
+  state_type resume(rules::no_arguments<Diagnostic> = {}) const {
+    return {};
+  }
+  template <class Diagnostic = rules::get_state_arguments_fit_no_overload<>>
+  detail::any_snapshot<snapshot<state_type>> get_state(rules::no_arguments<Diagnostic> = {}) const {
+    return {};
+  }
+  template <class Diagnostic = rules::history_arguments_fit_no_overload<>>
+  std::vector<snapshot<state_type>> history(rules::no_arguments<Diagnostic> = {}) const {
+    return {};
+  }
+  template <class Diagnostic = rules::update_state_arguments_fit_no_overload<>>
+  std::int64_t update_state(rules::no_arguments<Diagnostic> = {}) {
+    return 0;
+  }
 
   std::optional<snapshot<state_type>> get_state(const thread_id& thread) const {
     auto latest = store_->get(thread.value);

@@ -14,6 +14,7 @@
 
 #include <boost/mp11/list.hpp>
 
+#include <string_view>
 #include <type_traits>
 
 namespace stategraph::rules {
@@ -234,19 +235,94 @@ struct history_call : thread_call<history_arguments_fit_no_overload> {};
 struct update_state_call : thread_call<update_state_arguments_fit_no_overload> {};
 struct async_resume_call : thread_call<async_resume_arguments_fit_no_overload> {};
 
+// How a diagnostic shows an argument's type: a lambda as `lambda<R(Args...)>`, its call
+// operator's signature (`generic_lambda` for a template one). Clang names a closure by its
+// file's full path and position, which lengthens every line that names it; the caller's
+// line, printed anyway, shows which lambda it is.
+template <class Signature>
+struct lambda {};
+struct generic_lambda {};
+
+template <class T>
+constexpr bool is_lambda() {
+  if constexpr (!std::is_class_v<T>) {
+    return false;
+  } else {
+    // GCC: `<lambda(int)>`, after its scope; Clang: `(lambda at file.cpp:12:3)`.
+    constexpr std::string_view name = stategraph::detail::type_name<T>();
+    return name.starts_with("<lambda") || name.starts_with("(lambda at ");
+  }
+}
+
+template <class CallOperator>
+struct lambda_signature {
+  using type = generic_lambda;
+};
+template <class R, class C, class... A>
+struct lambda_signature<R (C::*)(A...) const> {
+  using type = lambda<R(A...)>;
+};
+template <class R, class C, class... A>
+struct lambda_signature<R (C::*)(A...)> {  // a mutable lambda
+  using type = lambda<R(A...)>;
+};
+template <class R, class C, class... A>
+struct lambda_signature<R (C::*)(A...) const noexcept> {
+  using type = lambda<R(A...)>;
+};
+template <class R, class C, class... A>
+struct lambda_signature<R (C::*)(A...) noexcept> {
+  using type = lambda<R(A...)>;
+};
+
+template <class T>
+struct shown_as {
+  using type = T;
+};
+template <class T>
+concept lambda_type = is_lambda<T>();  // a concept, so that the signature's case subsumes it
+template <class T>
+  requires lambda_type<T>
+struct shown_as<T> {
+  using type = generic_lambda;
+};
+template <class T>
+  requires(lambda_type<T> && requires { &T::operator(); })
+struct shown_as<T> {
+  using type = typename lambda_signature<decltype(&T::operator())>::type;
+};
+template <class T>
+using shown_t = typename shown_as<T>::type;
+
 // The first parameter of an entry point's catch-all overload (as
 // `std::type_identity_t<wrong_call<Entry, Rest...>>`, the other parameters being
 // `const Rest&...`). It converts from anything but a type other than Entry::expected (what
 // the fitting overloads take first) that converts to it, so that it never ties with them;
-// the conversion, made at the caller's line, raises the entry point's diagnostic.
-template <class Entry, class... Rest>
-struct wrong_call {
+// the conversion, made at the caller's line, raises the entry point's diagnostic. An alias,
+// so that the type printed at that line shows a lambda argument as shown_t does.
+template <class Entry, class... Shown>
+struct wrong_call_of {
   using expected = typename Entry::expected;
   template <class T>
     requires((!std::is_convertible_v<T, expected> || std::is_same_v<std::remove_cvref_t<T>, expected>) &&
-             !std::is_same_v<std::remove_cvref_t<T>, wrong_call>)
-  wrong_call(T&&) {  // NOLINT: converts implicitly, as the fitting overloads' argument would
-    (void)typename Entry::template diagnostic<std::decay_t<T>, Rest...>{};
+             !std::is_same_v<std::remove_cvref_t<T>, wrong_call_of>)
+  wrong_call_of(T&&) {  // NOLINT: converts implicitly, as the fitting overloads' argument would
+    (void)typename Entry::template diagnostic<shown_t<std::decay_t<T>>, Shown...>{};
+  }
+};
+template <class Entry, class... Rest>
+using wrong_call = wrong_call_of<Entry, shown_t<Rest>...>;
+
+// A call with no argument, which wrong_call cannot take (it is a first argument):
+// `template <class Diagnostic = ...> entry(rules::no_arguments<Diagnostic> = {})`. The
+// default argument's conversion, at the caller's line, raises the diagnostic, with no
+// arguments: `invoke_arguments_fit_no_overload<>` (constexpr, so that both compilers compile
+// the constructor there and print that line). A `{}` the caller writes converts too, but the
+// entry point's fitting overload, not a template, wins the tie; `{...}` does not convert.
+template <class Diagnostic>
+struct no_arguments {
+  constexpr no_arguments() {  // NOLINT: built from the default argument `{}`
+    (void)Diagnostic{};
   }
 };
 

@@ -17,7 +17,8 @@ concept reads_declared = stategraph::detail::contains<stategraph::detail::value_
 
 // Arguments: the channel read, then what `reads` declares. Raised by sg::view, which does
 // not know its node: a call operator taking sg::view<State, reads> is checked where it is
-// parsed, before any graph names it, and the location is the line of the read.
+// parsed, before any graph names it, and the location is the line of the read (a node that
+// takes sg::view_for<State, Node> instead gets the message below).
 template <auto Channel, class Reads>
 struct SG001_reads_undeclared_channel {
   template <int = 0>
@@ -30,7 +31,7 @@ struct SG001_reads_undeclared_channel {
 
 // Arguments: the node (a lambda node's tag), the channel read, what `reads` declares.
 // Raised by the view the library hands a generic call operator (`auto in`), which it
-// instantiates knowing the node.
+// instantiates knowing the node, and by sg::view_for<State, Node>, which names it.
 template <class Node, auto Channel, class Reads>
 struct SG001_node_reads_undeclared_channel {
   template <int = 0>

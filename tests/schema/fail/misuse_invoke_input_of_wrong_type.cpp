@@ -1,6 +1,6 @@
 // EXPECT: run_input_is_neither_the_state_nor_a_patch<int, State>
 // EXPECT-gcc: misuse_invoke_input_of_wrong_type\.cpp:[0-9]+:[0-9]+: +required from here
-// EXPECT-clang: misuse_invoke_input_of_wrong_type\.cpp:[0-9]+:[0-9]+: note: in instantiation of .*wrong_call<stategraph::rules::invoke_call<State>>
+// EXPECT-clang: misuse_invoke_input_of_wrong_type\.cpp:[0-9]+:[0-9]+: note: in instantiation of .*wrong_call_of<stategraph::rules::invoke_call<State>>
 // A run input of the wrong type (an int where the state goes): one error naming the input
 // type and the state, at the call's line. Without the library's catch-all, "no matching
 // function" printed the app's whole type (graph, analysis, lambda nodes) in lines of about
