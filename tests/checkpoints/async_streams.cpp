@@ -1,7 +1,8 @@
 // Checkpointed async streams (<stategraph/checkpoint/asio.hpp>): app.async_stream(input,
 // thread, mode, ...) reports the events stream(input, thread, mode, ...) reports, checkpoints
 // included, and leaves the same history; a cancelled step reports and commits nothing, and
-// the thread resumes to the uninterrupted run's end. On both stores.
+// the thread resumes to the uninterrupted run's end; a coroutine node emits and interrupts
+// after its waits (its task resumes with its custom buffer and its interrupt scope). On both stores.
 #include <stategraph/checkpoint/asio.hpp>
 
 #include <doctest/doctest.h>
@@ -98,6 +99,22 @@ struct check {
 using loop =
     sg::graph<State, sg::edge<sg::start, think>, sg::edge<sg::start, side>, sg::edge<sg::start, gate>,
               sg::branch<think, check>, sg::edge<act, think>, sg::edge<side, sg::end>, sg::edge<gate, sg::end>>;
+
+// A coroutine node that emits and asks after its waits, beside a plain node that emits: its
+// task resumes with both its custom buffer and its interrupt scope in place.
+struct ask {
+  using writes = sg::writes<&State::log>;
+  asio::awaitable<log_patch> operator()(sg::view<State, sg::reads<>>, pace& p) const {
+    co_await pause(1ms);
+    p.emit("asking");
+    const auto answer = sg::interrupt<std::string>("go on?");
+    co_await pause(1ms);
+    p.emit("told " + answer);
+    co_return sg::write<&State::log>("ask:" + answer);
+  }
+};
+using asking = sg::graph<State, sg::edge<sg::start, ask>, sg::edge<sg::start, gate>, sg::edge<ask, sg::end>,
+                         sg::edge<gate, sg::end>>;
 
 // The callbacks the test cases pass, as named types: a test case's own lambda would give the
 // run's coroutine frames a member of a type in the anonymous namespace (g++ warns).
@@ -308,6 +325,34 @@ TEST_CASE_TEMPLATE("a cancelled step of a checkpointed async stream reports and 
   CHECK(got == std::vector<std::string>{"2 step 1 think log n", "2 step 1 side log", "2 step 1 gate log"});
   CHECK(app.history(early).size() == 1);
   CHECK(run_async(app.async_resume(early, p)).log == uninterrupted);
+}
+
+
+TEST_CASE_TEMPLATE("a streamed coroutine node emits and interrupts after its waits as in stream", F, DURABLE_FIXTURES) {
+  const sg::thread_id thread{"t"};
+  F sync_store, async_store;
+  const auto sync_app = sg::compile<asking>(sg::with_store(sync_store.store));
+  const auto async_app = sg::compile<asking>(sg::with_store(async_store.store));
+  pace p;
+  std::vector<std::string> sync, async;
+  const auto mode = sg::stream_mode::custom | sg::stream_mode::checkpoints | sg::stream_mode::values;
+  sync_app.stream(State{}, thread, mode, p, [&](const sg::event<State, std::string>& e) { sync.push_back(render(e)); });
+  run_async(async_app.async_stream(State{}, thread, mode, p, on_event([&](const sg::event<State, std::string>& e) {
+                                     async.push_back(render(e));
+                                   })));
+  CHECK(async == sync);
+  CHECK(async == std::vector<std::string>{"8 step 0 checkpoint 1 parent 0 at 0 input next ask gate",
+                                          "1 step 0 values n=0", "16 step 1 ask custom asking",
+                                          "16 step 1 gate custom gate open"});
+  REQUIRE(async_app.get_state(thread)->interrupts.size() == 1);
+  CHECK(async_app.get_state(thread)->interrupts.at(0).payload == "\"go on?\"");
+  CHECK(trail(async_app, thread) == trail(sync_app, thread));
+
+  const State sync_out = sync_app.resume(thread, std::string("yes"), p);
+  const State async_out = run_async(async_app.async_resume(thread, std::string("yes"), p));
+  CHECK(async_out.log == std::vector<std::string>{"ask:yes", "gate"});
+  CHECK(async_out.log == sync_out.log);
+  CHECK(trail(async_app, thread) == trail(sync_app, thread));
 }
 
 }  // namespace unity_checkpoints_async_streams
