@@ -186,17 +186,18 @@ awaitable<step_result<awaited_t<raw_result_t<N, S, Ctx, Payload...>>>> async_cal
     return async_attempt(n, state, context, payload...);
 }
 
-// A checkpointed step spawns its coroutine tasks on this executor: every resumption of a
-// task runs with the task's scope installed, so sg::interrupt finds the node's answers
-// after any co_await, as the per-thread scope of a plain task gives them.
-struct scoped_executor {
+// The executor of a coroutine task whose node reads per-thread state: the run's, with that
+// state set around everything the task runs (its start and each resumption), as a plain
+// task has it around its call. `Install` returns a guard that sets the state and restores it.
+template <class Install>
+struct resuming_executor {
   boost::asio::any_io_executor inner;
-  task_scope* scope = nullptr;
+  Install install;
 
   template <class F>
   void execute(F&& f) const {
-    inner.execute([s = scope, f = std::forward<F>(f)]() mutable {
-      task_scope_guard guard(s);
+    inner.execute([i = install, f = std::forward<F>(f)]() mutable {
+      [[maybe_unused]] const auto guard = i();
       std::move(f)();
     });
   }
@@ -206,52 +207,38 @@ struct scoped_executor {
   }
   template <class P>
     requires requires(const boost::asio::any_io_executor& e, const P& p) { boost::asio::require(e, p); }
-  scoped_executor require(const P& p) const {
-    return {boost::asio::require(inner, p), scope};
+  resuming_executor require(const P& p) const {
+    return {boost::asio::require(inner, p), install};
   }
   template <class P>
     requires requires(const boost::asio::any_io_executor& e, const P& p) { boost::asio::prefer(e, p); }
-  scoped_executor prefer(const P& p) const {
-    return {boost::asio::prefer(inner, p), scope};
+  resuming_executor prefer(const P& p) const {
+    return {boost::asio::prefer(inner, p), install};
   }
-  friend bool operator==(const scoped_executor&, const scoped_executor&) noexcept = default;
+  friend bool operator==(const resuming_executor&, const resuming_executor&) noexcept = default;
 };
 
-// The executor of a coroutine task in a step that streams custom events: the run's, with the
-// task's custom buffer set around everything it runs (its start and each resumption), so that
-// ctx.emit finds the node's buffer after a suspension too, as a plain task finds it through
-// the scope held around its call.
+// A checkpointed step's task: its scope, where sg::interrupt finds the node's answers.
+struct install_task_scope {
+  task_scope* scope = nullptr;
+  task_scope_guard operator()() const noexcept { return task_scope_guard(scope); }
+  friend bool operator==(const install_task_scope&, const install_task_scope&) noexcept = default;
+};
+using scoped_executor = resuming_executor<install_task_scope>;
+
+// A task of a step that streams custom events: its node's buffer, where ctx.emit puts them.
 template <class T>
-struct emitting_executor {
-  boost::asio::any_io_executor inner;
-  custom_buffer<T>* buffer;
-
-  template <class F>
-  void execute(F&& f) const {
-    inner.execute([f = std::forward<F>(f), b = buffer]() mutable {
-      struct restore {
-        custom_buffer<T>* saved;
-        ~restore() { current_custom<T> = saved; }
-      } guard{std::exchange(current_custom<T>, b)};
-      std::move(f)();
-    });
-  }
-  boost::asio::execution_context& query(boost::asio::execution::context_t) const noexcept {
-    return boost::asio::query(inner, boost::asio::execution::context);
-  }
-  emitting_executor require(boost::asio::execution::blocking_t::never_t never) const {
-    return {boost::asio::require(inner, never), buffer};
-  }
-  template <class P>
-    requires boost::asio::can_prefer<const boost::asio::any_io_executor&, const P&>::value
-  emitting_executor prefer(const P& p) const {
-    return {boost::asio::prefer(inner, p), buffer};
-  }
-  friend bool operator==(const emitting_executor& a, const emitting_executor& b) noexcept {
-    return a.inner == b.inner && a.buffer == b.buffer;
-  }
-  friend bool operator!=(const emitting_executor& a, const emitting_executor& b) noexcept { return !(a == b); }
+struct install_custom_buffer {
+  struct restore {
+    custom_buffer<T>* saved;
+    ~restore() { current_custom<T> = saved; }
+  };
+  custom_buffer<T>* buffer = nullptr;
+  restore operator()() const noexcept { return {std::exchange(current_custom<T>, buffer)}; }
+  friend bool operator==(const install_custom_buffer&, const install_custom_buffer&) noexcept = default;
 };
+template <class T>
+using emitting_executor = resuming_executor<install_custom_buffer<T>>;
 
 // g++ 12 may inline a coroutine's frame allocation (Asio's operator new, aligned_alloc) and
 // then, not seeing through Asio's matching operator delete, warn of a mismatch that is not one.
@@ -760,7 +747,7 @@ struct async_runs {
         [[maybe_unused]] auto scope = detail::custom_scope(observer, node);  // the buffer ctx.emit finds
         buffer = current_custom<T>;
       }
-      if (buffer) return emitting_executor<T>{ex, buffer};
+      if (buffer) return emitting_executor<T>{ex, {buffer}};
     }
     return ex;
   }
@@ -854,7 +841,7 @@ struct async_runs {
                              : task_scope{t.node, observer.send_resume_values(t.node, t.send), 0, nullptr});
     auto spawn_on = [&](const boost::asio::any_io_executor& ex, [[maybe_unused]] std::size_t c) -> decltype(auto) {
       if constexpr (Observer::persists)
-        return scoped_executor{ex, &scopes[c]};
+        return scoped_executor{ex, {&scopes[c]}};
       else
         return (ex);  // the executor itself, not a copy
     };
