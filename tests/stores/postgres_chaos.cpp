@@ -89,9 +89,9 @@ constexpr int runs = 200;
 constexpr int worker_count = 3;
 constexpr std::size_t concurrency = 3;
 
-// Goals of 20 to 60 steps: a run takes a few hundred milliseconds, so most kills find runs
-// in progress.
-int goal_of(int i) { return 20 + (i * 37) % 41; }
+// Goals of 100 to 140 steps: the 2 ms waits alone make a run take a quarter of a second or
+// more, so many kills find runs in progress however fast the queue and the store are.
+int goal_of(int i) { return 100 + (i * 37) % 41; }
 Loop input_of(int i) {
   return Loop{.goal = goal_of(i), .seed = 1000003LL * i + 17, .log = std::vector<std::string>{"in"}};
 }
