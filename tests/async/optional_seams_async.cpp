@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "../common/run_async.hpp"
 
 // One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
 namespace unity_async_optional_seams_async {
@@ -117,16 +118,7 @@ struct maybe_labeller {
 
 template <class App, class Ctx>
 State run_async(const App& app, const State& input, Ctx& ctx) {
-  asio::io_context io;
-  std::optional<State> out;
-  std::exception_ptr failure;
-  asio::co_spawn(io, app.async_invoke(input, ctx), [&](std::exception_ptr e, State s) {
-    failure = e;
-    if (!e) out = std::move(s);
-  });
-  io.run();
-  if (failure) std::rethrow_exception(failure);
-  return std::move(*out);
+  return sg_test::run_async(app.async_invoke(input, ctx));
 }
 strings log_of(const State& s) {
   return strings(s.log.begin(), s.log.end());

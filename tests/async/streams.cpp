@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "../common/run_async.hpp"
 
 // One namespace per file: the suite builds in unity batches (tests/CMakeLists.txt).
 namespace unity_async_streams {
@@ -177,26 +178,7 @@ std::string render(const E& e) {
   return out;
 }
 
-// Runs `run` (an awaitable) on an io_context of one thread; `cancel_on_slow` cancels it when
-// count starts its slow wait.
-template <class Awaitable>
-State run_async(Awaitable run, talk* cancel_on_slow = nullptr, asio::cancellation_signal* signal = nullptr) {
-  asio::io_context io;
-  asio::cancellation_signal own;
-  asio::cancellation_signal& cancel = signal ? *signal : own;
-  if (cancel_on_slow)
-    cancel_on_slow->on_slow = [&] { asio::post(io, [&] { cancel.emit(asio::cancellation_type::terminal); }); };
-  std::optional<State> out;
-  std::exception_ptr failure;
-  asio::co_spawn(io, std::move(run), asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr e, State s) {
-                   failure = e;
-                   if (!e) out = std::move(s);
-                 }));
-  io.run();
-  if (cancel_on_slow) cancel_on_slow->on_slow = nullptr;
-  if (failure) std::rethrow_exception(failure);
-  return std::move(*out);
-}
+using sg_test::run_async;
 
 constexpr sg::stream_mode every_mode =
     sg::stream_mode::values | sg::stream_mode::updates | sg::stream_mode::debug | sg::stream_mode::custom;
@@ -346,7 +328,7 @@ TEST_CASE("async_stream: a cancelled or expired step reports nothing; a failed o
   try {
     run_async(app.async_stream(State{}, mode, t,
                                on_event([&](const sg::event<State, std::string>& e) { got.push_back(render(e)); })),
-              &t);
+              &t.on_slow);
     FAIL("the stream was not cancelled");
   } catch (const sg::cancelled_error& e) {
     CHECK(e.step() == 3);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
+#include "../common/run_async.hpp"
 
 namespace doctest {
 template <>
@@ -136,19 +137,7 @@ struct right {
 using many = sg::graph<State, sg::edge<sg::start, fan>, sg::edge<fan, left>, sg::edge<fan, right>,
                        sg::edge<left, sg::end>, sg::edge<right, sg::end>, sg::edge<item, sg::end>>;
 
-template <class Awaitable>
-State run_async(Awaitable run) {
-  asio::io_context io;
-  std::optional<State> out;
-  std::exception_ptr failure;
-  asio::co_spawn(io, std::move(run), [&](std::exception_ptr e, State s) {
-    failure = e;
-    if (!e) out = std::move(s);
-  });
-  io.run();
-  if (failure) std::rethrow_exception(failure);
-  return std::move(*out);
-}
+using sg_test::run_async;
 
 // A thread's history, newest first: step, log, next nodes and pending interrupts per checkpoint.
 template <class App>

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
+#include "../common/run_async.hpp"
 
 namespace unity_checkpoints_async_runs {
 
@@ -105,28 +106,7 @@ using loop = sg::graph<State, sg::edge<sg::start, think>, sg::edge<sg::start, si
                        sg::branch<think, check>, sg::edge<act, think>, sg::edge<side, sg::end>,
                        sg::edge<gate, sg::end>>;
 
-// Runs `run` (an awaitable) to its end on an io_context of one thread; `cancel_on_slow`
-// cancels it when think starts its slow wait.
-template <class Awaitable>
-State run_async(Awaitable run, pace* cancel_on_slow = nullptr) {
-  asio::io_context io;
-  asio::cancellation_signal cancel;
-  if (cancel_on_slow)
-    cancel_on_slow->on_slow = [&] {
-      asio::post(io, [&] { cancel.emit(asio::cancellation_type::terminal); });
-    };
-  std::optional<State> out;
-  std::exception_ptr failure;
-  asio::co_spawn(io, std::move(run),
-                 asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr e, State s) {
-                   failure = e;
-                   if (!e) out = std::move(s);
-                 }));
-  io.run();
-  if (cancel_on_slow) cancel_on_slow->on_slow = nullptr;
-  if (failure) std::rethrow_exception(failure);
-  return std::move(*out);
-}
+using sg_test::run_async;
 
 // What a thread's history says, newest first: (step, next nodes, log length) per checkpoint.
 template <class App>
@@ -185,7 +165,7 @@ TEST_CASE_TEMPLATE("a cancelled async step commits nothing; the thread resumes t
   p.slow_at = 2;  // think's third call waits until it is cancelled
   const sg::thread_id thread{"cancelled"};
   try {
-    run_async(app.async_invoke(State{}, thread, p), &p);
+    run_async(app.async_invoke(State{}, thread, p), &p.on_slow);
     FAIL("the run was not cancelled");
   } catch (const sg::cancelled_error& e) {
     CHECK(e.step() == 5);
@@ -207,7 +187,7 @@ TEST_CASE_TEMPLATE("a cancelled async step commits nothing; the thread resumes t
   // The same with the resume awaited.
   p.slow_at = 2;
   const sg::thread_id again{"cancelled-again"};
-  CHECK_THROWS_AS(run_async(app.async_invoke(State{}, again, p), &p), sg::cancelled_error);
+  CHECK_THROWS_AS(run_async(app.async_invoke(State{}, again, p), &p.on_slow), sg::cancelled_error);
   p.slow_at = -1;
   CHECK(run_async(app.async_resume(again, p)).log == uninterrupted);
   CHECK(trail(app, again) == whole);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
+#include "../common/run_async.hpp"
 
 namespace unity_checkpoints_async_streams {
 
@@ -143,26 +144,7 @@ std::string render(const E& e) {
   return out;
 }
 
-// Runs `run` on an io_context of one thread; `cancel_on_slow` cancels it when think starts
-// its slow wait, `signal` is the cancellation a callback may emit.
-template <class Awaitable>
-State run_async(Awaitable run, pace* cancel_on_slow = nullptr, asio::cancellation_signal* signal = nullptr) {
-  asio::io_context io;
-  asio::cancellation_signal own;
-  asio::cancellation_signal& cancel = signal ? *signal : own;
-  if (cancel_on_slow)
-    cancel_on_slow->on_slow = [&] { asio::post(io, [&] { cancel.emit(asio::cancellation_type::terminal); }); };
-  std::optional<State> out;
-  std::exception_ptr failure;
-  asio::co_spawn(io, std::move(run), asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr e, State s) {
-                   failure = e;
-                   if (!e) out = std::move(s);
-                 }));
-  io.run();
-  if (cancel_on_slow) cancel_on_slow->on_slow = nullptr;
-  if (failure) std::rethrow_exception(failure);
-  return std::move(*out);
-}
+using sg_test::run_async;
 
 // What a thread's history says, newest first: (id, parent, step, source, next nodes, log) per checkpoint.
 template <class App>
@@ -269,7 +251,7 @@ TEST_CASE_TEMPLATE("a cancelled step of a checkpointed async stream reports and 
   try {
     run_async(app.async_stream(State{}, thread, every_mode, p,
                                on_event([&](const sg::event<State, std::string>& e) { got.push_back(render(e)); })),
-              &p);
+              &p.on_slow);
     FAIL("the stream was not cancelled");
   } catch (const sg::cancelled_error& e) {
     CHECK(e.step() == 3);
