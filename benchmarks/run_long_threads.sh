@@ -3,7 +3,8 @@
 #   W7h/W7c  long_resume: a thread continued by the app that ran it (hot: CPU per turn at
 #            turn 10 and at the last turn, and callgrind instructions of the same windows)
 #            and by a new app (cold: loading the head state vs one nlohmann parse of it)
-#   W5 modes durable_modes time: W5 in sync and async mode and the raw insert, interleaved
+#   W5 modes durable_modes time: W5 in sync and async mode and the raw insert, interleaved,
+#            also with a node that computes 25 and 50 µs (what async can overlap)
 #   W4/W5    durable_modes count under callgrind, this tree against --baseline REV
 #
 #   benchmarks/run_long_threads.sh [--baseline REV] [--hot-turns 5000] [--cold 10,1000,10000]
@@ -53,8 +54,12 @@ for f in "$results"/hot.callgrind.*; do
   echo "$(grep -a -m1 '^desc: Trigger' "$f" | sed 's/.*Client Request: //') $(instructions "$f")"
 done | tee "$results/hot-instructions.txt"
 
-echo "== W5: sync, async, raw insert"
-"$bin/stategraph_durable_modes" time "$repetitions" | tee "$results/w5-modes.jsonl"
+echo "== W5: sync, async, raw insert; then with a node that computes 25 and 50 µs"
+{
+  "$bin/stategraph_durable_modes" time "$repetitions"
+  "$bin/stategraph_durable_modes" time "$repetitions" 25
+  "$bin/stategraph_durable_modes" time "$repetitions" 50
+} | tee "$results/w5-modes.jsonl"
 
 echo "== W4/W5: callgrind instructions per superstep"
 count() {  # binary workload n -> instructions

@@ -3,9 +3,11 @@
 //
 //   durable_modes count W4|W5 N        N invocations (callgrind runs N and 2N; the
 //                                      difference over N is one invocation's instructions)
-//   durable_modes time [REPETITIONS]   W5 in sync and async mode and the raw SQLite insert
+//   durable_modes time [REPETITIONS [WORK_US]]
+//                                      W5 in sync and async mode and the raw SQLite insert
 //                                      of the same bytes, interleaved; per-step wall and
-//                                      process CPU medians (async's worker thread included)
+//                                      process CPU medians (async's worker thread included).
+//                                      WORK_US > 0: W5's node also computes that long.
 //
 // `count` compiles against any build of include/ (the baseline has no durability modes);
 // `time` needs this one (SG_DURABILITY_MODES).
@@ -45,6 +47,33 @@ State w5_once(sg::sqlite_store& store, const sg::thread_id& thread) {
 State w5_async(sg::sqlite_store& store, const sg::thread_id& thread) {
   const auto app = sg::compile<bench::w5::graph>(sg::with_store(store));
   return app.invoke(State{}, thread, sg::run_config{.durability = sg::durability::async});
+}
+
+// W5 whose node also computes for `work_us` microseconds (a busy loop on the clock): the
+// shape where a step's own work can overlap the commit before it.
+double work_us = 0;
+struct worked_step {
+  static constexpr std::string_view name = "step";
+  using reads = sg::reads<>;
+  using writes = sg::writes<&State::counter, &State::log>;
+  auto operator()(sg::view<State, reads>) const {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(work_us);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    return sg::write<&State::counter>(1) | sg::write<&State::log>(std::string("step"));
+  }
+};
+struct worked_again {
+  using reads = sg::reads<&State::counter>;
+  sg::go<worked_step, sg::end> operator()(sg::view<State, reads> in) const {
+    if (in.get<&State::counter>() < bench::w5::rounds) return sg::to<worked_step>;
+    return sg::to<sg::end>;
+  }
+};
+using worked_graph = sg::graph<State, sg::edge<sg::start, worked_step>, sg::branch<worked_step, worked_again>>;
+State w5_worked(sg::sqlite_store& store, const sg::thread_id& thread, sg::durability mode) {
+  const auto app = sg::compile<worked_graph>(sg::with_store(store));
+  return app.invoke(State{}, thread, sg::run_config{.durability = mode});
 }
 
 double cpu_us() {
@@ -91,6 +120,7 @@ int main(int argc, char** argv) {
 #ifdef SG_DURABILITY_MODES
   if (mode == "time") {
     const int repetitions = argc > 2 ? std::atoi(argv[2]) : 15;
+    work_us = argc > 3 ? std::atof(argv[3]) : 0;
     constexpr int invocations = 5;
     const auto rows = w5_rows();
     const double steps = static_cast<double>(bench::w5::supersteps) * invocations;
@@ -116,7 +146,10 @@ int main(int argc, char** argv) {
         } else {
           for (int k = 0; k < invocations; ++k) {
             const sg::thread_id t{"t" + std::to_string(thread_no++)};
-            check += (s == 0 ? w5_once(*store, t) : w5_async(*store, t)).counter == bench::w5::rounds;
+            const State out = work_us > 0 ? w5_worked(*store, t, s == 0 ? sg::durability::sync : sg::durability::async)
+                              : s == 0    ? w5_once(*store, t)
+                                          : w5_async(*store, t);
+            check += out.counter == bench::w5::rounds;
           }
         }
         const auto t1 = std::chrono::steady_clock::now();
@@ -130,12 +163,13 @@ int main(int argc, char** argv) {
       }
     }
     for (int s = 0; s < 3; ++s)
-      std::printf("{\"kind\": \"w5_modes\", \"side\": \"%s\", \"wall_us_per_step\": %.3f, \"cpu_us_per_step\": %.3f, "
-                  "\"wall_vs_sync\": %.3f, \"repetitions\": %d}\n",
-                  names[s], median(wall[s]), median(cpu[s]), median(wall[s]) / median(wall[0]), repetitions);
+      std::printf("{\"kind\": \"w5_modes\", \"side\": \"%s\", \"work_us\": %.1f, \"wall_us_per_step\": %.3f, "
+                  "\"cpu_us_per_step\": %.3f, \"wall_vs_sync\": %.3f, \"repetitions\": %d}\n",
+                  names[s], s == 2 ? 0.0 : work_us, median(wall[s]), median(cpu[s]), median(wall[s]) / median(wall[0]),
+                  repetitions);
     return 0;
   }
 #endif
-  std::fputs("usage: durable_modes count W4|W5 N | time [REPETITIONS]\n", stderr);
+  std::fputs("usage: durable_modes count W4|W5 N | time [REPETITIONS [WORK_US]]\n", stderr);
   return 2;
 }
