@@ -318,6 +318,12 @@ TEST_CASE("an append channel's text read element by element gives what its parse
   reads_as_document<std::vector<std::optional<int>>>("[null, 4, null]");
   reads_as_document<std::vector<std::map<std::string, std::vector<bool>>>>(R"([{"a":[true,false]},{}])");
   reads_as_document<std::vector<nlohmann::json>>(R"([null, true, 1.5, "s", [[]], {"k": {"j": [null]}}])");
+  // Object elements of differing members: none is left over from the element before.
+  reads_as_document<std::vector<nlohmann::json>>(
+      R"([{"a":1,"b":"long enough to be on the heap"},{"b":"y"},{"a":"s","c":[1]},{},{"a":{"b":2}},3,)"
+      R"({"b":"z","b":"w"},[{"a":1}],{"a":[{"x":"1"}],"b":null},{"b":"q","a":"r"}])");
+  reads_as_document<std::vector<std::map<std::string, std::string>>>(
+      R"([{"role":"user","content":"a long first message of the thread"},{"content":"b"},{"role":"ai"},{}])");
   reads_as_document<std::deque<double>>("[0.1, -2.5e-3, 7]");
 
   // Each read appends: the whole value, then each piece.

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -235,12 +236,19 @@ class element_reader {
   bool number_integer(json::number_integer_t n) { return value(json(n)); }
   bool number_unsigned(json::number_unsigned_t n) { return value(json(n)); }
   bool number_float(json::number_float_t f, const json::string_t&) { return value(json(f)); }
-  bool string(json::string_t& s) { return value(json(s)); }
+  bool string(json::string_t& s) {
+    if (reusing_ && stack_.size() == 1 && slot_->is_string()) {
+      slot_->get_ref<json::string_t&>() = s;  // into the kept member's buffer
+      return true;
+    }
+    return value(json(s));
+  }
   bool binary(json::binary_t&) { return false; }  // not in JSON text
   bool start_object(std::size_t) { return open(json::value_t::object); }
   bool start_array(std::size_t) { return open(json::value_t::array); }
   bool key(json::string_t& k) {
     slot_ = &(*stack_.back())[k];  // a repeated key: the last one wins, as in a parsed document
+    if (reusing_ && stack_.size() == 1) touched_.push_back(slot_);
     return true;
   }
   bool end_object() { return close(); }
@@ -248,11 +256,24 @@ class element_reader {
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
 
  private:
+  // An element that is an object keeps its members' nodes and buffers for the next element
+  // (a channel's elements mostly have the same members): the next object element assigns
+  // into them, and the members it does not name are erased before it is decoded.
+  static constexpr std::size_t kept_members = 16;
+
   // depth_ counts the open arrays and objects, the outer array being the first (as
   // nests_deeper_than counts them); stack_ holds those of the element being built.
   bool open(json::value_t kind) {
     if (++depth_ > limit_) return false;
     if (depth_ == 1) return kind == json::value_t::array;
+    if (depth_ == 2) {
+      reusing_ = kind == json::value_t::object && element_.is_object();
+      if (reusing_) {
+        touched_.clear();
+        stack_.push_back(&element_);
+        return true;
+      }
+    }
     stack_.push_back(place(json(kind)));
     return true;
   }
@@ -260,8 +281,19 @@ class element_reader {
     --depth_;
     if (depth_ == 0) return true;  // the outer array
     stack_.pop_back();
-    if (stack_.empty()) take(element_);
+    if (stack_.empty()) {
+      if (reusing_) drop_untouched();
+      take(element_);
+    }
     return true;
+  }
+  void drop_untouched() {
+    std::sort(touched_.begin(), touched_.end());
+    for (auto it = element_.begin(); it != element_.end();)
+      if (std::binary_search(touched_.begin(), touched_.end(), &it.value()))
+        ++it;
+      else
+        it = element_.erase(it);
   }
   bool value(json&& v) {
     if (depth_ == 0) return false;  // a scalar where the array should be
@@ -286,7 +318,7 @@ class element_reader {
   }
   void take(json& element) {
     out_.push_back(read_json_as<typename V::value_type>(element));
-    element = nullptr;  // its memory back before the next element's
+    if (!element.is_object() || element.size() > kept_members) element = nullptr;  // its memory back now
   }
 
   V& out_;
@@ -295,6 +327,8 @@ class element_reader {
   std::vector<json*> stack_;
   json element_;
   json* slot_ = nullptr;
+  bool reusing_ = false;         // element_ is an object kept from the element before
+  std::vector<json*> touched_;  // its members this element named
 };
 
 // Decodes channel I from its stored value and append pieces into `state`.
