@@ -52,7 +52,8 @@ valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$results/ho
 for f in "$results"/hot.callgrind.*; do
   # -a: a profile holds binary bytes past its header, and grep would print no line for it.
   echo "$(grep -a -m1 '^desc: Trigger' "$f" | sed 's/.*Client Request: //') $(instructions "$f")"
-done | awk '{n[$1 " " $2] += $3} END {for (k in n) print k, n[k]}' | sort | tee "$results/hot-instructions.txt"
+done | awk '{n[$1 " " $2] += $3; c[$1 " " $2]++} END {for (k in n) print k, n[k], c[k]}' | sort |
+  tee "$results/hot-instructions.txt"
 
 echo "== W5: sync, async, raw insert"
 "$bin/stategraph_durable_modes" time "$repetitions" | tee "$results/w5-modes.jsonl"
@@ -100,11 +101,11 @@ counts = {}
 if (d / "hot-instructions.txt").exists():
     for line in (d / "hot-instructions.txt").read_text().splitlines():
         part = line.split()
-        if len(part) == 3:
-            counts[(part[0], part[1])] = int(part[2])
-for (kind, label), n in sorted(counts.items()):
+        if len(part) == 4:  # kind, label, instructions, dumps (one per turn or copy)
+            counts[(part[0], part[1])] = (int(part[2]), int(part[3]))
+for (kind, label), (n, k) in sorted(counts.items()):
     if kind == "turns" and ("copies", label) in counts:
-        per = (n - counts[("copies", label)]) / 11  # long_resume.cpp's window: 11 turns
+        per = (n - counts[("copies", label)][0]) / k
         print(f"hot {label}: callgrind, a turn minus one copy of its state: {per:,.0f} instructions")
 for r in rows:
     if r["kind"] == "cold":

@@ -74,7 +74,7 @@ std::vector<window> hot(Store& store, const char* name, int turns, int width) {
   std::vector<double> times, copies;
   AgentState mirror;
   std::size_t bytes_before = 0;
-  auto wanted = [&](int turn) { return (turn > 10 - width / 2 && turn <= 10 + width / 2) || turn > turns - width; };
+  auto wanted = [&](int turn) { return (turn >= 10 - width / 2 && turn <= 10 + width / 2) || turn > turns - width; };
   auto last_of_window = [&](int turn) { return turn == 10 + width / 2 || turn == turns; };
   // Named strings: the macro stores the pointer in one statement and uses it in another, so
   // a temporary's text would be gone by then.
@@ -82,7 +82,8 @@ std::vector<window> hot(Store& store, const char* name, int turns, int width) {
   for (int turn = 1; turn <= turns; ++turn) {
     if (wanted(turn) && times.empty()) {
       bytes_before = store.stats().value_bytes;
-      const std::string label = std::string(name) + "-" + std::to_string(turn + width - 1);
+      const int last = turn <= 10 + width / 2 ? 10 + width / 2 : turns;
+      const std::string label = std::string(name) + "-" + std::to_string(last);
       turns_label = "turns " + label;
       copies_label = "copies " + label;
     }
