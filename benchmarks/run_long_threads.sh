@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Long threads (issue 15; docs/checkpoints.md, "Long threads"): builds and runs
 #   W7h/W7c  long_resume: a thread continued by the app that ran it (hot: CPU per turn at
-#            turn 10 and at the last turn, and callgrind instructions of the same windows)
+#            turn 10 and at the last turn, less a copy of the state made as the turn makes
+#            it, and callgrind instructions of the same windows)
 #            and by a new app (cold: loading the head state vs one nlohmann parse of it)
 #   W5 modes durable_modes time: W5 in sync and async mode and the raw insert, interleaved,
 #            also with a node that computes 25 and 50 µs (what async can overlap)
@@ -45,14 +46,15 @@ instructions() {  # out-file -> total instructions of a callgrind profile
 echo "== W7h/W7c: CPU time"
 "$bin/stategraph_long_resume" --hot-turns "$hot_turns" --cold "$cold" --out "$results/long_resume.jsonl"
 
-echo "== W7h: callgrind, a dump per window of turns and per window of copies"
+echo "== W7h: callgrind, a dump per turn of each window and per copy (summed per window)"
 rm -f "$results"/hot.callgrind*
-valgrind --tool=callgrind --callgrind-out-file="$results/hot.callgrind" \
+valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$results/hot.callgrind" \
   "$bin/stategraph_long_resume" --hot-turns "$hot_turns" --cold '' >/dev/null 2>"$results/hot.valgrind.log"
 for f in "$results"/hot.callgrind.*; do
   # -a: a profile holds binary bytes past its header, and grep would print no line for it.
   echo "$(grep -a -m1 '^desc: Trigger' "$f" | sed 's/.*Client Request: //') $(instructions "$f")"
-done | tee "$results/hot-instructions.txt"
+done | awk '{n[$1 " " $2] += $3; c[$1 " " $2]++} END {for (k in n) print k, n[k], c[k]}' | sort |
+  tee "$results/hot-instructions.txt"
 
 echo "== W5: sync, async, raw insert; then with a node that computes 25 and 50 µs"
 {
@@ -104,11 +106,11 @@ counts = {}
 if (d / "hot-instructions.txt").exists():
     for line in (d / "hot-instructions.txt").read_text().splitlines():
         part = line.split()
-        if len(part) == 3:
-            counts[(part[0], part[1])] = int(part[2])
-for (kind, label), n in sorted(counts.items()):
+        if len(part) == 4:  # kind, label, instructions, dumps (one per turn or copy)
+            counts[(part[0], part[1])] = (int(part[2]), int(part[3]))
+for (kind, label), (n, k) in sorted(counts.items()):
     if kind == "turns" and ("copies", label) in counts:
-        per = (n - counts[("copies", label)]) / 11  # long_resume.cpp's window: 11 turns
+        per = (n - counts[("copies", label)][0]) / k
         print(f"hot {label}: callgrind, a turn minus one copy of its state: {per:,.0f} instructions")
 for r in rows:
     if r["kind"] == "cold":

@@ -8,6 +8,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -291,6 +294,90 @@ TEST_CASE("append pieces are parsed as one array") {
   CHECK_FALSE(sg::detail::splice_arrays("[1]", {"3"}, out));
   CHECK_FALSE(sg::detail::splice_arrays("{}", {"[3]"}, out));
   CHECK_FALSE(sg::detail::splice_arrays("[1]", {"["}, out));
+}
+
+// ---- reading an append channel element by element ---------------------------------------
+
+// What element_reader appends for `text`, against what the document path decodes from it.
+template <class V>
+void reads_as_document(const std::string& text) {
+  CAPTURE(text);
+  V by_elements;
+  sg::detail::element_reader<V> reader(by_elements, sg::max_json_depth);
+  REQUIRE(reader.read(text));
+  CHECK(by_elements == sg::detail::read_json_as<V>(nlohmann::json::parse(text)));
+}
+
+TEST_CASE("an append channel's text read element by element gives what its parsed document gives") {
+  reads_as_document<std::vector<std::int64_t>>("[]");
+  reads_as_document<std::vector<std::int64_t>>(" [ 1, -2 ,3e0, 9007199254740993 ] ");
+  reads_as_document<std::vector<std::string>>(std::string(R"(["a", "", "\"\\\n\u00e9", "caf)") + "\xc3\xa9" + R"("])");
+  reads_as_document<std::vector<Msg>>(R"([{"role":"user","content":"hi"},{"content":"x","role":"ai","extra":[1,{}]}])");
+  reads_as_document<std::vector<Msg>>(R"([{"role":"a","content":"1","role":"b"}])");  // the last key wins
+  reads_as_document<std::vector<std::vector<std::vector<int>>>>("[[[1,2],[]],[],[[3]]]");
+  reads_as_document<std::vector<std::optional<int>>>("[null, 4, null]");
+  reads_as_document<std::vector<std::map<std::string, std::vector<bool>>>>(R"([{"a":[true,false]},{}])");
+  reads_as_document<std::vector<nlohmann::json>>(R"([null, true, 1.5, "s", [[]], {"k": {"j": [null]}}])");
+  // Object elements of differing members: none is left over from the element before.
+  reads_as_document<std::vector<nlohmann::json>>(
+      R"([{"a":1,"b":"long enough to be on the heap"},{"b":"y"},{"a":"s","c":[1]},{},{"a":{"b":2}},3,)"
+      R"({"b":"z","b":"w"},[{"a":1}],{"a":[{"x":"1"}],"b":null},{"b":"q","a":"r"}])");
+  reads_as_document<std::vector<std::map<std::string, std::string>>>(
+      R"([{"role":"user","content":"a long first message of the thread"},{"content":"b"},{"role":"ai"},{}])");
+  reads_as_document<std::deque<double>>("[0.1, -2.5e-3, 7]");
+
+  // Each read appends: the whole value, then each piece.
+  std::vector<std::int64_t> v;
+  sg::detail::element_reader<std::vector<std::int64_t>> reader(v, sg::max_json_depth);
+  REQUIRE(reader.read("[1,2]"));
+  REQUIRE(reader.read("[]"));
+  REQUIRE(reader.read("[3]"));
+  CHECK(v == std::vector<std::int64_t>{1, 2, 3});
+}
+
+TEST_CASE("element_reader refuses what is no array, no JSON or too deep; an element of the wrong type throws") {
+  std::vector<nlohmann::json> v;
+  sg::detail::element_reader<std::vector<nlohmann::json>> reader(v, 3);
+  for (const char* bad : {"", "{}", "3", "\"a\"", "null", "[[1]", "[[1]]]", "[[1]] x", "[[1],]", "[[1] [2]]", "[[[[1]]]]"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(reader.read(bad));
+  }
+  v.clear();
+  CHECK(reader.read("[[[]], [1]]"));  // three levels: at the limit
+  CHECK(v == std::vector<nlohmann::json>{nlohmann::json::parse("[[]]"), nlohmann::json::parse("[1]")});
+  std::vector<std::vector<int>> numbers;
+  sg::detail::element_reader<std::vector<std::vector<int>>> typed(numbers, 3);
+  CHECK_THROWS_AS(typed.read("[[1], [\"x\"]]"), sg::checkpoint_error);
+  CHECK_THROWS_AS(typed.read("[[1], [1e300]]"), sg::checkpoint_error);
+}
+
+struct Two {
+  sg::append<Msg> messages;
+  sg::append<int> numbers;
+};
+
+TEST_CASE("a channel read element by element still names what is wrong with its texts") {
+  auto decode = [](std::string_view value, std::vector<std::string> pieces) {
+    Two s;
+    sg::detail::decode_channel<Two, 0>(s, value, pieces);
+    return s.messages.value();
+  };
+  const std::string hi = R"([{"role":"user","content":"hi"}])", yo = R"([{"role":"ai","content":"yo"}])";
+  CHECK(decode(hi, {yo, "[]", yo}) == std::vector<Msg>{{"user", "hi"}, {"ai", "yo"}, {"ai", "yo"}});
+  CHECK(decode("[]", {}).empty());
+  CHECK_THROWS_WITH_AS(decode(hi, {"[{\"role\":"}), doctest::Contains("not valid JSON"), sg::checkpoint_error);
+  CHECK_THROWS_WITH_AS(decode(hi, {"{}"}), doctest::Contains("does not decode"), sg::checkpoint_error);
+  CHECK_THROWS_WITH_AS(decode(hi, {"[{\"role\":1,\"content\":\"x\"}]"}), doctest::Contains("does not decode"),
+                       sg::checkpoint_error);
+  CHECK_THROWS_WITH_AS(decode("[" + hi + "]", {}), doctest::Contains("does not decode"), sg::checkpoint_error);
+  CHECK_THROWS_WITH_AS(decode(std::string(600, '[') + std::string(600, ']'), {}),
+                       doctest::Contains("nests deeper than 512 levels"), sg::checkpoint_error);
+  Two s;
+  sg::detail::decode_channel<Two, 1>(s, "[1,2]", {"[3]"});
+  CHECK(s.numbers.value() == std::vector<int>{1, 2, 3});
+  CHECK_THROWS_WITH_AS((sg::detail::decode_channel<Two, 1>(s, "[1,2]", {"[4294967296]"})),
+                       doctest::Contains("does not fit"), sg::checkpoint_error);
+  CHECK(s.numbers.value() == std::vector<int>{1, 2, 3});  // a refused load leaves the state as it was
 }
 
 // ---- the head cache ---------------------------------------------------------------------------

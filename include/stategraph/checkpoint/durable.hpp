@@ -1070,7 +1070,7 @@ class durable_app {
     snapshot<S> s;
     if constexpr (has_subgraphs) r.collect_paused(s.subgraphs);
     if (!head) r.paused_children = {};
-    s.values = r.state;
+    s.values = std::move(r.state);  // the runner is done with it
     for (std::size_t i = 0; i < A::size; ++i)
       if (r.at.active.test(i)) s.next.emplace_back(App::node_names[i]);
     detail::for_each_index<A::size>([&]<std::size_t I>() {

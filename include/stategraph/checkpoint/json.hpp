@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -209,12 +210,153 @@ inline bool splice_arrays(std::string_view value, const std::vector<std::string>
   return true;
 }
 
+// Reads the elements of JSON array texts onto the end of a sequence one element at a time
+// (nlohmann's SAX interface): each element is built as a small document of its own, decoded
+// and dropped, so a long channel is never held as one whole document beside its decoded
+// value, and the memory an element used is reused by the next. read() is false (the
+// sequence partly extended) if the text is not JSON, not an array or nests deeper than the
+// limit; an element that does not decode throws. Either way the caller takes the document
+// path, whose error says what is wrong.
+template <class V>
+class element_reader {
+  using json = nlohmann::json;
+
+ public:
+  element_reader(V& out, std::size_t limit) : out_(out), limit_(limit) {}
+
+  bool read(std::string_view text) {
+    depth_ = 0;
+    stack_.clear();
+    return json::sax_parse(text.data(), text.data() + text.size(), this);
+  }
+
+  // The SAX interface.
+  bool null() { return value(json(nullptr)); }
+  bool boolean(bool b) { return value(json(b)); }
+  bool number_integer(json::number_integer_t n) { return value(json(n)); }
+  bool number_unsigned(json::number_unsigned_t n) { return value(json(n)); }
+  bool number_float(json::number_float_t f, const json::string_t&) { return value(json(f)); }
+  bool string(json::string_t& s) {
+    if (reusing_ && stack_.size() == 1 && slot_->is_string()) {
+      slot_->get_ref<json::string_t&>() = s;  // into the kept member's buffer
+      return true;
+    }
+    return value(json(s));
+  }
+  bool binary(json::binary_t&) { return false; }  // not in JSON text
+  bool start_object(std::size_t) { return open(json::value_t::object); }
+  bool start_array(std::size_t) { return open(json::value_t::array); }
+  bool key(json::string_t& k) {
+    slot_ = &(*stack_.back())[k];  // a repeated key: the last one wins, as in a parsed document
+    if (reusing_ && stack_.size() == 1) touched_.push_back(slot_);
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+ private:
+  // An element that is an object keeps its members' nodes and buffers for the next element
+  // (a channel's elements mostly have the same members): the next object element assigns
+  // into them, and the members it does not name are erased before it is decoded.
+  static constexpr std::size_t kept_members = 16;
+
+  // depth_ counts the open arrays and objects, the outer array being the first (as
+  // nests_deeper_than counts them); stack_ holds those of the element being built.
+  bool open(json::value_t kind) {
+    if (++depth_ > limit_) return false;
+    if (depth_ == 1) return kind == json::value_t::array;
+    if (depth_ == 2) {
+      reusing_ = kind == json::value_t::object && element_.is_object();
+      if (reusing_) {
+        touched_.clear();
+        stack_.push_back(&element_);
+        return true;
+      }
+    }
+    stack_.push_back(place(json(kind)));
+    return true;
+  }
+  bool close() {
+    --depth_;
+    if (depth_ == 0) return true;  // the outer array
+    stack_.pop_back();
+    if (stack_.empty()) {
+      if (reusing_) drop_untouched();
+      take(element_);
+    }
+    return true;
+  }
+  void drop_untouched() {
+    std::sort(touched_.begin(), touched_.end());
+    for (auto it = element_.begin(); it != element_.end();)
+      if (std::binary_search(touched_.begin(), touched_.end(), &it.value()))
+        ++it;
+      else
+        it = element_.erase(it);
+  }
+  bool value(json&& v) {
+    if (depth_ == 0) return false;  // a scalar where the array should be
+    if (depth_ == 1)
+      take(v);
+    else
+      (void)place(std::move(v));
+    return true;
+  }
+  json* place(json&& v) {
+    if (stack_.empty()) {
+      element_ = std::move(v);
+      return &element_;
+    }
+    json& parent = *stack_.back();
+    if (parent.is_array()) {
+      parent.push_back(std::move(v));
+      return &parent.back();
+    }
+    *slot_ = std::move(v);
+    return slot_;
+  }
+  void take(json& element) {
+    out_.push_back(read_json_as<typename V::value_type>(element));
+    if (!element.is_object() || element.size() > kept_members) element = nullptr;  // its memory back now
+  }
+
+  V& out_;
+  std::size_t limit_;
+  std::size_t depth_ = 0;
+  std::vector<json*> stack_;
+  json element_;
+  json* slot_ = nullptr;
+  bool reusing_ = false;         // element_ is an object kept from the element before
+  std::vector<json*> touched_;  // its members this element named
+};
+
 // Decodes channel I from its stored value and append pieces into `state`.
 template <class S, std::size_t I>
 void decode_channel(S& state, std::string_view value, const std::vector<std::string>& appends) {
   using F = field_type_t<S, I>;
   using V = typename channel_traits<F>::value_type;
   constexpr std::string_view name = channel_name_at<S, I>();
+  if constexpr (appends_only<F> && is_sequence<V>) {
+    // Element by element; anything wrong is left to the document path below to name.
+    // The pieces are spliced into one text first: one parser for many short texts.
+    bool whole = false;
+    V v;
+    try {
+      element_reader<V> reader(v, max_json_depth.load(std::memory_order_relaxed));
+      std::string spliced;
+      if (appends.empty())
+        whole = reader.read(value);
+      else
+        whole = splice_arrays(value, appends, spliced) && reader.read(spliced);
+    } catch (...) {
+      whole = false;
+    }
+    if (whole) {
+      channel_traits<F>::value(detail::field<I>(state)) = std::move(v);
+      return;
+    }
+  }
   if constexpr (appends_only<F>) {
     // One parse of the spliced text; if it is refused, each text alone names what is wrong.
     std::string whole;
