@@ -350,15 +350,9 @@ class app {
   }
   // Takes one of the steps left under the recursion limit; true when none was left: one
   // subtraction and one branch, the whole cost of the limit in a chain's step. `left` holds
-  // the steps left plus step_bias. G++ tests a decrement's own zero flag but not its borrow
-  // (it adds a compare); Clang folds the borrow into the loop's other test.
-#if defined(__clang__)
-  static constexpr std::size_t step_bias = 0;
-  [[gnu::always_inline]] static bool take_step(std::size_t& left) { return __builtin_sub_overflow(left, 1, &left); }
-#else
-  static constexpr std::size_t step_bias = 1;
-  [[gnu::always_inline]] static bool take_step(std::size_t& left) { return --left == 0; }
-#endif
+  // the steps left plus step_bias.
+  static constexpr std::size_t step_bias = detail::step_bias;
+  [[gnu::always_inline]] static bool take_step(std::size_t& left) { return detail::take_step(left); }
   static set just(std::size_t i) {
     set s{};
     s.set(i);
@@ -667,7 +661,12 @@ class app {
       if (i >= From + count) return chain_links_from<From + count>(i, state, arrived, context, config, left);
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       std::size_t next = detail::none;
-      (void)((i == From + I && (next = chain_link_at<From + I>(state, arrived, context, config, left), true)) || ...);
+      (void)((i == From + I &&
+              (next = detail::chain_link<From + I, link_successor[From + I], self_loops[From + I],
+                                         command_targets<From + I, Ctx>, link_routes<From + I>>(
+                   detail::slot_at<From + I>(nodes_), routers_, A::table, state, arrived, context, config, left),
+               true)) ||
+             ...);
       return next;
     }
     (std::make_index_sequence<count>{});
@@ -684,37 +683,43 @@ class app {
       if (row.into < A::size && row.sources.test(row.into)) out[row.into] = true;
     return out;
   }();
+  // What detail::chain_link is keyed by instead of the graph: each node's one static
+  // successor, the target indices of its command, and its branches with their targets.
+  static constexpr auto link_successor = [] {
+    std::array<std::size_t, A::size> out{};
+    for (std::size_t i = 0; i < A::size; ++i) out[i] = detail::only_member(A::table.successors[i]);
+    return out;
+  }();
+  template <class Slot>
+  struct command_of {
+    using type = detail::known_targets<std::array<std::size_t, 0>{}>;
+  };
+  template <class Slot>
+    requires(!std::is_void_v<typename Slot::value_type::go_type>)
+  struct command_of<Slot> {
+    using type = detail::known_targets<detail::target_indices<names, typename Slot::value_type::go_type>::value>;
+  };
   template <std::size_t I, class Ctx>
-  [[gnu::always_inline]] std::size_t chain_link_at(state_type& state, arrivals& arrived, Ctx& context,
-                                                   const run_config& config, std::size_t& left) const {
-    for (;;) {
-      detail::next_one next;
-      detail::no_changes none;
-      std::tuple<> no_sends;
-      if constexpr (plain_t<I, Ctx>::value) {
-        auto r = detail::attempt_call(detail::slot_at<I>(nodes_), state, context, config,
-                                      config.recursion_limit + step_bias - left);
-        detail::barrier<names, false>(state, next, &none, no_sends, r);
-      } else {  // a node without a plain call only clears the ephemerals, as run_step does
-        detail::barrier<names, false>(state, next, &none, no_sends);
-      }
-      constexpr std::size_t first = branches_from.offsets[I];
-      detail::next_frontier<A>(std::integral_constant<std::size_t, I>{}, arrived, &none, next, [&](auto& n) {
-        [&]<std::size_t... K>(std::index_sequence<K...>) {
-          (detail::choose<names>(n,
-                                 detail::call_router(detail::slot_at<branches_from.members[first + K]>(routers_), state)),
-           ...);
-        }
-        (std::make_index_sequence<branches_from.offsets[I + 1] - first>{});
-      });
-      if constexpr (!self_loops[I]) {
-        return next.node;
-      } else {
-        if (next.node != I) return next.node;
-        if (take_step(left)) over_limit(config, config.recursion_limit, just(I));
-      }
-    }
-  }
+  using command_targets = typename command_of<result_slot_t<I, Ctx>>::type;
+  template <std::size_t B>
+  using route_targets_t = detail::known_targets<detail::target_indices<
+      names, std::remove_cvref_t<decltype(detail::call_router(std::declval<const router_t<B>&>(),
+                                                               std::declval<const state_type&>()))>>::value>;
+  template <std::size_t B, class T>
+  struct route_entry;
+  template <std::size_t B, auto T>
+  struct route_entry<B, detail::known_targets<T>> {
+    using type = detail::link_route<B, T>;
+  };
+  template <std::size_t I, class K = std::make_index_sequence<branches_from.offsets[I + 1] - branches_from.offsets[I]>>
+  struct link_routes_of;
+  template <std::size_t I, std::size_t... K>
+  struct link_routes_of<I, std::index_sequence<K...>> {
+    using type = detail::mp_list<typename route_entry<branches_from.members[branches_from.offsets[I] + K],
+                                                      route_targets_t<branches_from.members[branches_from.offsets[I] + K]>>::type...>;
+  };
+  template <std::size_t I>
+  using link_routes = typename link_routes_of<I>::type;
 
   // ---- a fixed plan ------------------------------------------------------------------------
 
