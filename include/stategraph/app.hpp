@@ -505,33 +505,9 @@ class app {
   using arrivals = std::array<set, A::join_count>;
   static constexpr bool alone_path = std::is_same_v<Executor, sequential> || std::is_same_v<Executor, thread_pool>;
 
-  // At most one node per step, whatever the routers choose: start leads to at most one
-  // node, and each node can activate at most one (its static successors, the widest choice
-  // of each of its branches, its command targets and the joins it feeds, together). No
-  // sends, no subscriptions. A bound read off the tables, cheap to compile, unlike the
-  // exploration behind may_run_together.
-  static constexpr std::size_t widest_choice(const typename A::branch_info& branch) {
-    std::size_t widest = 0;
-    for (std::size_t k = 0; k < branch.count && k < branch.target_list.size(); ++k)
-      if (branch.target_list[k] != detail::none) widest = branch.all ? widest + 1 : 1;
-    return widest;
-  }
-  static constexpr bool one_at_a_time = [] {
-    if constexpr (detail::send_plan<A>::any || A::reactive) {
-      return false;
-    } else {
-      std::array<std::size_t, A::size> fan{};
-      for (std::size_t i = 0; i < A::size; ++i) fan[i] = A::table.successors[i].count() + A::table.goes[i].count();
-      // Each join's members, not each node against each join (N·joins constant evaluations).
-      for (const auto& row : A::table.join_rows) row.sources.for_each([&](std::size_t i) { ++fan[i]; });
-      for (std::size_t b = 0; b < A::branch_count; ++b)
-        if (branch_sources[b] < A::size) fan[branch_sources[b]] += widest_choice(A::branch_table[b]);
-      if (A::table.from_start.count() > 1) return false;
-      for (std::size_t f : fan)
-        if (f > 1) return false;
-      return true;
-    }
-  }();
+  // At most one node per step, whatever the routers choose (analysis::one_at_a_time), and
+  // no sends queued.
+  static constexpr bool one_at_a_time = !detail::send_plan<A>::any && A::one_at_a_time;
 
   // Forced inline into run(): there the state is the run's own object, and the compiler can
   // keep a chain's channels in registers between steps (Clang keeps a state it reaches

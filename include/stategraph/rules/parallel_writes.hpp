@@ -290,7 +290,8 @@ struct parallel_write_facts {
     std::size_t first = n, second = n, channel = c;
   };
   static constexpr conflict last_value_conflict = [] {
-    if constexpr (!conflict_possible) {
+    // A graph that runs one node at a time (no sends either) has no two nodes in a step.
+    if constexpr (!conflict_possible || A::one_at_a_time) {
       return conflict{};
     } else {
       constexpr auto& together = may_run_together<A>::table;
