@@ -368,15 +368,15 @@ class app {
     for (std::size_t b = 0; b < A::branch_count; ++b) out[b] = A::branch_table[b].source;
     return out;
   }();
+  // Counted, then placed: O(nodes + branches) constant-evaluation steps, not their product.
   static constexpr auto branches_from = [] {
     detail::plan_members<A::size, A::branch_count> out{};
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < A::size; ++i) {
-      out.offsets[i] = k;
-      for (std::size_t b = 0; b < A::branch_count; ++b)
-        if (branch_sources[b] == i) out.members[k++] = b;
-    }
-    out.offsets[A::size] = k;
+    for (std::size_t b = 0; b < A::branch_count; ++b)
+      if (branch_sources[b] < A::size) ++out.offsets[branch_sources[b] + 1];
+    for (std::size_t i = 0; i < A::size; ++i) out.offsets[i + 1] += out.offsets[i];
+    std::array<std::size_t, A::size + 1> at = out.offsets;
+    for (std::size_t b = 0; b < A::branch_count; ++b)
+      if (branch_sources[b] < A::size) out.members[at[branch_sources[b]]++] = b;
     return out;
   }();
 
