@@ -2,7 +2,7 @@
 // channel (nor does a send target, which may run several times in one step). Which nodes
 // can run together is found by exploring every frontier a run can reach, ignoring channel
 // values (may_run_together); the exploration runs only for graphs where some last-value
-// channel has two writers.
+// channel has two writers and a step can hold two nodes (analysis::one_at_a_time).
 #pragma once
 
 #include <stategraph/channels.hpp>
