@@ -350,15 +350,9 @@ class app {
   }
   // Takes one of the steps left under the recursion limit; true when none was left: one
   // subtraction and one branch, the whole cost of the limit in a chain's step. `left` holds
-  // the steps left plus step_bias. G++ tests a decrement's own zero flag but not its borrow
-  // (it adds a compare); Clang folds the borrow into the loop's other test.
-#if defined(__clang__)
-  static constexpr std::size_t step_bias = 0;
-  [[gnu::always_inline]] static bool take_step(std::size_t& left) { return __builtin_sub_overflow(left, 1, &left); }
-#else
-  static constexpr std::size_t step_bias = 1;
-  [[gnu::always_inline]] static bool take_step(std::size_t& left) { return --left == 0; }
-#endif
+  // the steps left plus step_bias.
+  static constexpr std::size_t step_bias = detail::step_bias;
+  [[gnu::always_inline]] static bool take_step(std::size_t& left) { return detail::take_step(left); }
   static set just(std::size_t i) {
     set s{};
     s.set(i);
@@ -374,15 +368,15 @@ class app {
     for (std::size_t b = 0; b < A::branch_count; ++b) out[b] = A::branch_table[b].source;
     return out;
   }();
+  // Counted, then placed: O(nodes + branches) constant-evaluation steps, not their product.
   static constexpr auto branches_from = [] {
     detail::plan_members<A::size, A::branch_count> out{};
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < A::size; ++i) {
-      out.offsets[i] = k;
-      for (std::size_t b = 0; b < A::branch_count; ++b)
-        if (branch_sources[b] == i) out.members[k++] = b;
-    }
-    out.offsets[A::size] = k;
+    for (std::size_t b = 0; b < A::branch_count; ++b)
+      if (branch_sources[b] < A::size) ++out.offsets[branch_sources[b] + 1];
+    for (std::size_t i = 0; i < A::size; ++i) out.offsets[i + 1] += out.offsets[i];
+    std::array<std::size_t, A::size + 1> at = out.offsets;
+    for (std::size_t b = 0; b < A::branch_count; ++b)
+      if (branch_sources[b] < A::size) out.members[at[branch_sources[b]]++] = b;
     return out;
   }();
 
@@ -511,33 +505,9 @@ class app {
   using arrivals = std::array<set, A::join_count>;
   static constexpr bool alone_path = std::is_same_v<Executor, sequential> || std::is_same_v<Executor, thread_pool>;
 
-  // At most one node per step, whatever the routers choose: start leads to at most one
-  // node, and each node can activate at most one (its static successors, the widest choice
-  // of each of its branches, its command targets and the joins it feeds, together). No
-  // sends, no subscriptions. A bound read off the tables, cheap to compile, unlike the
-  // exploration behind may_run_together.
-  static constexpr std::size_t widest_choice(const typename A::branch_info& branch) {
-    std::size_t widest = 0;
-    for (std::size_t k = 0; k < branch.count && k < branch.target_list.size(); ++k)
-      if (branch.target_list[k] != detail::none) widest = branch.all ? widest + 1 : 1;
-    return widest;
-  }
-  static constexpr bool one_at_a_time = [] {
-    if constexpr (detail::send_plan<A>::any || A::reactive) {
-      return false;
-    } else {
-      std::array<std::size_t, A::size> fan{};
-      for (std::size_t i = 0; i < A::size; ++i) fan[i] = A::table.successors[i].count() + A::table.goes[i].count();
-      // Each join's members, not each node against each join (N·joins constant evaluations).
-      for (const auto& row : A::table.join_rows) row.sources.for_each([&](std::size_t i) { ++fan[i]; });
-      for (std::size_t b = 0; b < A::branch_count; ++b)
-        if (branch_sources[b] < A::size) fan[branch_sources[b]] += widest_choice(A::branch_table[b]);
-      if (A::table.from_start.count() > 1) return false;
-      for (std::size_t f : fan)
-        if (f > 1) return false;
-      return true;
-    }
-  }();
+  // At most one node per step, whatever the routers choose (analysis::one_at_a_time), and
+  // no sends queued.
+  static constexpr bool one_at_a_time = !detail::send_plan<A>::any && A::one_at_a_time;
 
   // Forced inline into run(): there the state is the run's own object, and the compiler can
   // keep a chain's channels in registers between steps (Clang keeps a state it reaches
@@ -667,7 +637,12 @@ class app {
       if (i >= From + count) return chain_links_from<From + count>(i, state, arrived, context, config, left);
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       std::size_t next = detail::none;
-      (void)((i == From + I && (next = chain_link_at<From + I>(state, arrived, context, config, left), true)) || ...);
+      (void)((i == From + I &&
+              (next = detail::chain_link<From + I, link_successor[From + I], self_loops[From + I],
+                                         command_targets<From + I, Ctx>, link_routes<From + I>>(
+                   detail::slot_at<From + I>(nodes_), routers_, A::table, state, arrived, context, config, left),
+               true)) ||
+             ...);
       return next;
     }
     (std::make_index_sequence<count>{});
@@ -684,37 +659,43 @@ class app {
       if (row.into < A::size && row.sources.test(row.into)) out[row.into] = true;
     return out;
   }();
+  // What detail::chain_link is keyed by instead of the graph: each node's one static
+  // successor, the target indices of its command, and its branches with their targets.
+  static constexpr auto link_successor = [] {
+    std::array<std::size_t, A::size> out{};
+    for (std::size_t i = 0; i < A::size; ++i) out[i] = detail::only_member(A::table.successors[i]);
+    return out;
+  }();
+  template <class Slot>
+  struct command_of {
+    using type = detail::known_targets<std::array<std::size_t, 0>{}>;
+  };
+  template <class Slot>
+    requires(!std::is_void_v<typename Slot::value_type::go_type>)
+  struct command_of<Slot> {
+    using type = detail::known_targets<detail::target_indices<names, typename Slot::value_type::go_type>::value>;
+  };
   template <std::size_t I, class Ctx>
-  [[gnu::always_inline]] std::size_t chain_link_at(state_type& state, arrivals& arrived, Ctx& context,
-                                                   const run_config& config, std::size_t& left) const {
-    for (;;) {
-      detail::next_one next;
-      detail::no_changes none;
-      std::tuple<> no_sends;
-      if constexpr (plain_t<I, Ctx>::value) {
-        auto r = detail::attempt_call(detail::slot_at<I>(nodes_), state, context, config,
-                                      config.recursion_limit + step_bias - left);
-        detail::barrier<names, false>(state, next, &none, no_sends, r);
-      } else {  // a node without a plain call only clears the ephemerals, as run_step does
-        detail::barrier<names, false>(state, next, &none, no_sends);
-      }
-      constexpr std::size_t first = branches_from.offsets[I];
-      detail::next_frontier<A>(std::integral_constant<std::size_t, I>{}, arrived, &none, next, [&](auto& n) {
-        [&]<std::size_t... K>(std::index_sequence<K...>) {
-          (detail::choose<names>(n,
-                                 detail::call_router(detail::slot_at<branches_from.members[first + K]>(routers_), state)),
-           ...);
-        }
-        (std::make_index_sequence<branches_from.offsets[I + 1] - first>{});
-      });
-      if constexpr (!self_loops[I]) {
-        return next.node;
-      } else {
-        if (next.node != I) return next.node;
-        if (take_step(left)) over_limit(config, config.recursion_limit, just(I));
-      }
-    }
-  }
+  using command_targets = typename command_of<result_slot_t<I, Ctx>>::type;
+  template <std::size_t B>
+  using route_targets_t = detail::known_targets<detail::target_indices<
+      names, std::remove_cvref_t<decltype(detail::call_router(std::declval<const router_t<B>&>(),
+                                                               std::declval<const state_type&>()))>>::value>;
+  template <std::size_t B, class T>
+  struct route_entry;
+  template <std::size_t B, auto T>
+  struct route_entry<B, detail::known_targets<T>> {
+    using type = detail::link_route<B, T>;
+  };
+  template <std::size_t I, class K = std::make_index_sequence<branches_from.offsets[I + 1] - branches_from.offsets[I]>>
+  struct link_routes_of;
+  template <std::size_t I, std::size_t... K>
+  struct link_routes_of<I, std::index_sequence<K...>> {
+    using type = detail::mp_list<typename route_entry<branches_from.members[branches_from.offsets[I] + K],
+                                                      route_targets_t<branches_from.members[branches_from.offsets[I] + K]>>::type...>;
+  };
+  template <std::size_t I>
+  using link_routes = typename link_routes_of<I>::type;
 
   // ---- a fixed plan ------------------------------------------------------------------------
 

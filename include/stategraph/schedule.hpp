@@ -210,6 +210,32 @@ constexpr node_set<N> send_receivers(const graph_tables<N, J>& t, const std::arr
     if (b.sends) out |= b.targets;
   return out;
 }
+// At most one node per step, whatever the routers choose: start leads to at most one node,
+// and each node can activate at most one (its static successors, the widest choice of each
+// of its branches, its command targets and the joins it feeds, together); no node receives
+// sends. A bound read off the tables, cheap to compile, unlike the exploration of
+// rules/parallel_writes.hpp (which it spares such graphs). Subscriptions are the caller's.
+template <class Set>
+constexpr std::size_t widest_choice(const branch_info<Set>& branch) {
+  std::size_t widest = 0;
+  for (std::size_t k = 0; k < branch.count && k < branch.target_list.size(); ++k)
+    if (branch.target_list[k] != none) widest = branch.all ? widest + 1 : 1;
+  return widest;
+}
+template <std::size_t N, std::size_t J, std::size_t B>
+constexpr bool one_at_a_time(const graph_tables<N, J>& t, const std::array<branch_info<node_set<N>>, B>& bs) {
+  if (t.from_start.count() > 1 || send_receivers(t, bs).any()) return false;
+  std::array<std::size_t, N> fan{};
+  for (std::size_t i = 0; i < N; ++i) fan[i] = t.successors[i].count() + t.goes[i].count();
+  // Each join's members, not each node against each join (N·joins constant evaluations).
+  for (const auto& row : t.join_rows) row.sources.for_each([&](std::size_t i) { ++fan[i]; });
+  for (const auto& b : bs)
+    if (b.source < N) fan[b.source] += widest_choice(b);
+  for (std::size_t f : fan)
+    if (f > 1) return false;
+  return true;
+}
+
 template <std::size_t N, std::size_t J>
 constexpr bool any_goes(const graph_tables<N, J>& t) {
   for (std::size_t i = 0; i < N; ++i)
@@ -484,6 +510,9 @@ struct analysis {
   // Every node a run of `i` may wake (through the channels it may write).
   static constexpr set may_wake(std::size_t i) { return woken_by(reactivity.writes[i]); }
   static constexpr set wakes_on_input = detail::woken_by(reactivity, detail::all_of<channels>());
+
+  // At most one node per step, whatever the routers choose (see detail::one_at_a_time).
+  static constexpr bool one_at_a_time = !reactive && detail::one_at_a_time(table, branch_table);
 
   // The part of the next frontier that does not depend on choices, and updates `arrived`.
   static constexpr set static_next(const set& ran, std::array<set, join_count>& arrived) {

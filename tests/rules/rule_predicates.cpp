@@ -200,6 +200,10 @@ static_assert(!rules::nodes_declare_stages<A<with_unstaged>>);
 static_assert(rules::no_parallel_last_value_writes<A<sequence>>);
 static_assert(rules::no_parallel_last_value_writes<A<branched>>);  // the router picks one of left, right
 static_assert(!rules::no_parallel_last_value_writes<A<fan_out>>);
+// The bound that spares a graph the exploration behind SG008: at most one node per step.
+static_assert(A<sequence>::one_at_a_time);
+static_assert(A<branched>::one_at_a_time);  // the router picks one target
+static_assert(!A<fan_out>::one_at_a_time);
 
 // SG009: reachable from start, reaching end.
 static_assert(rules::all_reachable_from_start<A<sequence>>);

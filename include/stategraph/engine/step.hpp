@@ -18,6 +18,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -27,6 +29,14 @@ namespace stategraph::detail {
 template <class Names, class Go>
 struct target_indices {
   static constexpr auto value = indices_of<Names>(static_cast<typename Go::targets*>(nullptr));
+};
+// One command's or router's target indices given by value, in place of the graph's names:
+// what a chain link is keyed by (see chain_link).
+template <auto Targets>
+struct known_targets {};
+template <auto Targets, class Go>
+struct target_indices<known_targets<Targets>, Go> {
+  static constexpr auto value = Targets;
 };
 
 // ---- where a step's choices go ---------------------------------------------------------
@@ -136,21 +146,83 @@ template <class Names, bool MarkCleared, class S, class Next, class Changed, cla
 
 // ---- what runs next --------------------------------------------------------------------
 
-// After a step in which `ran` ran: a set of nodes, one node's index, or a chain link's node
-// as a constant (its successors then fold away). `route(next)` adds the choices of the
-// branches leaving what ran, made on the merged state.
+// After a step in which `ran` ran: a set of nodes or one node's index. `route(next)` adds
+// the choices of the branches leaving what ran, made on the merged state.
 template <class A, class Ran, class Next, class Changed, class Route>
 [[gnu::always_inline]] inline void next_frontier(const Ran& ran, std::array<typename A::set, A::join_count>& arrived,
                                                  const Changed* changed, Next& next, Route&& route) {
-  if constexpr (requires { Ran::value; }) {
-    constexpr std::size_t i = Ran::value;
-    if constexpr (A::table.successors[i].any()) next.add(only_member(A::table.successors[i]));
-    if constexpr (A::join_count > 0) next.add_all(A::static_next(i, arrived));
-  } else {
-    next.add_all(A::static_next(ran, arrived));
-  }
+  next.add_all(A::static_next(ran, arrived));
   if constexpr (A::reactive) next.add_all(A::woken_by(*changed));
   route(next);
+}
+
+// The same after a chain link, node I, whose static successor Succ (a node or none) is a
+// constant, in a graph without subscriptions; keyed by sizes, not by the graph (see
+// chain_link).
+template <std::size_t I, std::size_t Succ, std::size_t N, std::size_t J, class Next, class Route>
+[[gnu::always_inline]] inline void next_frontier(const graph_tables<N, J>& table, std::array<node_set<N>, J>& arrived,
+                                                 Next& next, Route&& route) {
+  if constexpr (Succ != none) next.add(Succ);
+  if constexpr (J > 0) next.add_all(static_next(table, I, arrived));
+  route(next);
+}
+
+// ---- a chain link: a step of a graph that runs one node at a time ----------------------
+
+// The steps left under the recursion limit are counted down in `left`, plus step_bias.
+// G++ tests a decrement's own zero flag but not its borrow (it adds a compare); Clang folds
+// the borrow into the loop's other test.
+#if defined(__clang__)
+inline constexpr std::size_t step_bias = 0;
+[[gnu::always_inline]] inline bool take_step(std::size_t& left) { return __builtin_sub_overflow(left, 1, &left); }
+#else
+inline constexpr std::size_t step_bias = 1;
+[[gnu::always_inline]] inline bool take_step(std::size_t& left) { return --left == 0; }
+#endif
+
+[[noreturn]] inline void over_limit_alone(const run_config& config, std::string_view node) {
+  throw recursion_limit_error(config.recursion_limit, config.recursion_limit + 1, {node});
+}
+
+// A branch leaving a chain link: its index among the app's routers, its targets' indices.
+template <std::size_t B, auto Targets>
+struct link_route {};
+
+// Node I's step in a graph that runs one node at a time: its call, the barrier and the one
+// node that runs next, or none. A node that may follow itself repeats here, without going
+// back through the app's dispatch. Keyed by the node's and its routers' types and small
+// constants, never by the graph: g++ mangles every function it instantiates, in time
+// quadratic in the name's length, and a name that carries the graph is as long as the graph.
+// Commands stands in for the graph's names for the node's command targets (known_targets);
+// Routes lists the branches leaving I (link_route), whose routers are in `routers`.
+template <std::size_t I, std::size_t Succ, bool SelfLoop, class Commands, class Routes, class Node, class Routers,
+          class S, class Ctx, std::size_t N, std::size_t J>
+[[gnu::always_inline]] inline std::size_t chain_link(const Node& node, const Routers& routers,
+                                                     const graph_tables<N, J>& table, S& state,
+                                                     std::array<node_set<N>, J>& arrived, Ctx& context,
+                                                     const run_config& config, std::size_t& left) {
+  for (;;) {
+    next_one next;
+    no_changes none;
+    std::tuple<> no_sends;
+    if constexpr (callable_with<Node, S, Ctx>()) {
+      auto r = attempt_call(node, state, context, config, config.recursion_limit + step_bias - left);
+      barrier<Commands, false>(state, next, &none, no_sends, r);
+    } else {  // a node without a plain call only clears the ephemerals, as run_step does
+      barrier<Commands, false>(state, next, &none, no_sends);
+    }
+    next_frontier<I, Succ>(table, arrived, next, [&](auto& n) {
+      [&]<std::size_t... B, auto... T>(mp_list<link_route<B, T>...>*) {
+        (choose<known_targets<T>>(n, call_router(slot_at<B>(routers), state)), ...);
+      }(static_cast<Routes*>(nullptr));
+    });
+    if constexpr (!SelfLoop) {
+      return next.node;
+    } else {
+      if (next.node != I) return next.node;
+      if (take_step(left)) over_limit_alone(config, node_traits<Node>::name);
+    }
+  }
 }
 
 }  // namespace stategraph::detail

@@ -2,7 +2,7 @@
 // channel (nor does a send target, which may run several times in one step). Which nodes
 // can run together is found by exploring every frontier a run can reach, ignoring channel
 // values (may_run_together); the exploration runs only for graphs where some last-value
-// channel has two writers.
+// channel has two writers and a step can hold two nodes (analysis::one_at_a_time).
 #pragma once
 
 #include <stategraph/channels.hpp>
@@ -81,14 +81,17 @@ struct state_index {
     return at;
   }
   constexpr bool contains(const State& s) const { return slots[slot_of(s)] != none; }
-  constexpr void insert(const State& s) {  // s is not yet in
+  // s is not yet in, and `at` is slot_of(s): a lookup and an insertion hash once.
+  constexpr void insert(const State& s, std::size_t at) {
     if (2 * (states.size() + 1) > slots.size()) {
       slots = std::vector<std::size_t>(2 * slots.size(), none);
       for (std::size_t k = 0; k < states.size(); ++k) slots[slot_of(states[k])] = k;
+      at = slot_of(s);
     }
-    slots[slot_of(s)] = states.size();
+    slots[at] = states.size();
     states.push_back(s);
   }
+  constexpr void insert(const State& s) { insert(s, slot_of(s)); }
   constexpr std::size_t size() const { return states.size(); }
 };
 
@@ -135,15 +138,53 @@ constexpr node_set<N> abstract_next(const explore_input<N, J, B, C, K>& in, cons
 // is left to the run-time guard.
 inline constexpr std::size_t exploration_cap = 4096;
 
-// Each choice point of a step: the subsets of targets it may activate.
+// The branches leaving each node, in branch order: node i's are
+// members[offsets[i]] .. members[offsets[i + 1] - 1]. A step looks up the branches of the
+// nodes that ran rather than testing every branch: the constant evaluators count each step
+// against a cap, and a graph's exploration visits many states.
+template <std::size_t N, std::size_t B>
+struct branches_by_node {
+  std::array<std::size_t, N + 1> offsets{};
+  std::array<std::size_t, B> members{};
+};
+template <std::size_t N, std::size_t B>
+constexpr branches_by_node<N, B> index_branches(const std::array<branch_info<node_set<N>>, B>& branches) {
+  branches_by_node<N, B> out{};
+  for (const auto& b : branches)
+    if (b.source < N) ++out.offsets[b.source + 1];
+  for (std::size_t i = 0; i < N; ++i) out.offsets[i + 1] += out.offsets[i];
+  std::array<std::size_t, N + 1> at = out.offsets;
+  for (std::size_t b = 0; b < B; ++b)
+    if (branches[b].source < N) out.members[at[branches[b].source]++] = b;
+  return out;
+}
+
+// Each choice point of a step: the subsets of targets it may activate, flattened: point p's
+// options are options[starts[p]] .. options[starts[p + 1] - 1]. The buffers are the caller's
+// and reused from state to state: a new vector per point and state cost most of the
+// exploration's constant-evaluation steps.
+template <std::size_t N>
+struct choice_points {
+  std::vector<node_set<N>> options;
+  std::vector<std::size_t> starts;
+  std::vector<std::size_t> fired;  // the branches whose source ran
+};
 template <std::size_t N, std::size_t J, std::size_t B, std::size_t C, std::size_t K>
-constexpr std::vector<std::vector<node_set<N>>> choices(const explore_input<N, J, B, C, K>& in,
-                                                        const node_set<N>& ran, bool& complete) {
+constexpr void choices(const explore_input<N, J, B, C, K>& in, const branches_by_node<N, B>& by_node,
+                       const std::array<bool, N>& chooses, const node_set<N>& ran, bool& complete,
+                       choice_points<N>& out) {
   using set = node_set<N>;
-  std::vector<std::vector<set>> out;
-  for (const auto& b : in.branches) {
-    if (b.source == none || !ran.test(b.source)) continue;
-    std::vector<set> options;
+  auto& options = out.options;
+  out.options.clear();
+  out.starts.clear();
+  out.fired.clear();
+  ran.for_each([&](std::size_t i) {
+    for (std::size_t k = by_node.offsets[i]; k < by_node.offsets[i + 1]; ++k) out.fired.push_back(by_node.members[k]);
+  });
+  std::sort(out.fired.begin(), out.fired.end());  // in branch order
+  for (std::size_t f : out.fired) {
+    const auto& b = in.branches[f];
+    out.starts.push_back(options.size());
     const std::size_t k = b.count;
     if (b.all) {
       for (std::uint64_t m = 0; m < (std::uint64_t{1} << std::min<std::size_t>(k, 12)); ++m) {
@@ -159,26 +200,27 @@ constexpr std::vector<std::vector<node_set<N>>> choices(const explore_input<N, J
         options.push_back(s);
       }
     }
-    out.push_back(options);
   }
   ran.for_each([&](std::size_t i) {
+    if (!in.reactive && !chooses[i]) return;  // no command targets, sends or wakes
     const set woken = in.reactive ? woken_by(in.reactivity, in.reactivity.writes[i]) : set{};
     for (auto* extra : {&in.table.goes[i], &in.table.sends[i], &woken}) {
       if (!extra->any()) continue;
-      std::vector<set> options{set{}};
+      const std::size_t base = options.size();
+      out.starts.push_back(base);
+      options.push_back(set{});
       extra->for_each([&](std::size_t t) {
-        std::size_t n = options.size();
+        std::size_t n = options.size() - base;
         if (n >= exploration_cap) complete = false;
-        for (std::size_t o = 0; o < n && options.size() < exploration_cap; ++o) {
-          set s = options[o];
+        for (std::size_t o = 0; o < n && options.size() - base < exploration_cap; ++o) {
+          set s = options[base + o];
           s.set(t);
           options.push_back(s);
         }
       });
-      out.push_back(options);
     }
   });
-  return out;
+  out.starts.push_back(options.size());
 }
 
 template <std::size_t N>
@@ -192,6 +234,11 @@ constexpr run_together_table<N> explore(const explore_input<N, J, B, C, K>& in) 
   using set = node_set<N>;
   using state = abstract_state<N, K>;
   run_together_table<N> out{true};
+  const auto by_node = index_branches(in.branches);
+  choice_points<N> points;
+  std::vector<set> combos, grown;  // the next frontiers a state may lead to, reused
+  std::array<bool, N> chooses{};  // per node: it has command targets or sends
+  for (std::size_t i = 0; i < N; ++i) chooses[i] = in.table.goes[i].any() || in.table.sends[i].any();
   // Pairs (a, b) of nodes that some reachable frontier holds together.
   std::vector<set> together(N);
   state_index<state> seen;
@@ -219,25 +266,27 @@ constexpr run_together_table<N> explore(const explore_input<N, J, B, C, K>& in) 
     cur.frontier.for_each([&](std::size_t i) { together[i] |= cur.frontier; });
     state base = cur;
     set fixed = abstract_next(in, cur.frontier, base.arrived);
-    auto points = choices(in, cur.frontier, out.complete);
-    std::vector<set> combos{fixed};
-    for (auto& options : points) {
-      std::vector<set> grown;
-      for (auto& c : combos)
-        for (auto& o : options) {
+    choices(in, by_node, chooses, cur.frontier, out.complete, points);
+    combos.clear();
+    combos.push_back(fixed);
+    for (std::size_t p = 0; p + 1 < points.starts.size(); ++p) {
+      grown.clear();
+      for (const auto& c : combos)
+        for (std::size_t k = points.starts[p]; k < points.starts[p + 1]; ++k) {
           set s = c;
-          s |= o;
+          s |= points.options[k];
           if (std::find(grown.begin(), grown.end(), s) == grown.end()) grown.push_back(s);
         }
-      combos = grown;
+      std::swap(combos, grown);
       if (combos.size() > exploration_cap) return done(false);
     }
     for (auto& c : combos) {
       if (!c.any()) continue;
       state nx{c, base.arrived};
-      if (seen.contains(nx)) continue;
+      const std::size_t at = seen.slot_of(nx);
+      if (seen.slots[at] != none) continue;  // seen
       if (seen.size() >= exploration_cap) return done(false);
-      seen.insert(nx);
+      seen.insert(nx, at);
       todo.push_back(nx);
     }
   }
@@ -290,7 +339,8 @@ struct parallel_write_facts {
     std::size_t first = n, second = n, channel = c;
   };
   static constexpr conflict last_value_conflict = [] {
-    if constexpr (!conflict_possible) {
+    // A graph that runs one node at a time (no sends either) has no two nodes in a step.
+    if constexpr (!conflict_possible || A::one_at_a_time) {
       return conflict{};
     } else {
       constexpr auto& together = may_run_together<A>::table;
