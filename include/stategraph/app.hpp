@@ -348,11 +348,6 @@ class app {
       if (active.test(i)) names.push_back(node_names[i]);
     throw recursion_limit_error(config.recursion_limit, step + 1, std::move(names));
   }
-  // Takes one of the steps left under the recursion limit; true when none was left: one
-  // subtraction and one branch, the whole cost of the limit in a chain's step. `left` holds
-  // the steps left plus step_bias.
-  static constexpr std::size_t step_bias = detail::step_bias;
-  [[gnu::always_inline]] static bool take_step(std::size_t& left) { return detail::take_step(left); }
   static set just(std::size_t i) {
     set s{};
     s.set(i);
@@ -521,16 +516,17 @@ class app {
       std::size_t current = detail::only_member(at.active);
       if (current == detail::none && at.active.any())
         throw error("stategraph: internal error: several nodes start a graph that runs one at a time");
-      // The steps left under the recursion limit (plus step_bias), counted down:
-      // the step's number is needed only where a node fails, so it is derived there.
+      // The steps left under the recursion limit (plus detail::step_bias), counted down
+      // (detail::take_step): the step's number is needed only where a node fails, so it is
+      // derived there.
       const std::size_t limit = config.recursion_limit;
-      std::size_t left = (at.step < limit ? limit - at.step : 0) + step_bias;
+      std::size_t left = (at.step < limit ? limit - at.step : 0) + detail::step_bias;
       while (current != detail::none) {
-        if (take_step(left)) over_limit(config, limit, just(current));
+        if (detail::take_step(left)) over_limit(config, limit, just(current));
         current = chain_links_from<0>(current, state, at.arrived, context, config, left);
       }
       at.active = set{};
-      at.step = limit + step_bias - left;
+      at.step = limit + detail::step_bias - left;
     } else {
       detail::quiet q;
       for (;;) {
@@ -626,7 +622,7 @@ class app {
 
   // Node `i`'s step, dispatched to its own code in chunks of detail::fold_chunk nodes
   // (Clang caps a fold expression at 256 operands); returns the one node that runs next,
-  // or none. `left` counts the steps left under the recursion limit (plus step_bias),
+  // or none. `left` counts the steps left under the recursion limit (plus detail::step_bias),
   // this one already taken. Forced inline: Clang otherwise keeps a step's call out of line,
   // and the call costs more than the rest of the library's work in a step.
   template <std::size_t From, class Ctx>

@@ -169,8 +169,9 @@ template <std::size_t I, std::size_t Succ, std::size_t N, std::size_t J, class N
 
 // ---- a chain link: a step of a graph that runs one node at a time ----------------------
 
-// The steps left under the recursion limit are counted down in `left`, plus step_bias.
-// G++ tests a decrement's own zero flag but not its borrow (it adds a compare); Clang folds
+// The steps left under the recursion limit are counted down in `left`, plus step_bias;
+// take_step takes one and says whether none was left: one subtraction and one branch, the
+// whole cost of the limit in a chain's step. G++ tests a decrement's own zero flag but not its borrow (it adds a compare); Clang folds
 // the borrow into the loop's other test.
 #if defined(__clang__)
 inline constexpr std::size_t step_bias = 0;
