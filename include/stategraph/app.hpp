@@ -725,12 +725,20 @@ class app {
   void run_plan_from(state_type& state, Ctx& context, const run_config& config) const {
     constexpr std::size_t count = A::plan.steps - From < detail::fold_chunk ? A::plan.steps - From : detail::fold_chunk;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      if constexpr (one_node_per_step)
-        (((From + K >= config.recursion_limit ? over_limit(config, From + K, A::plan_steps[From + K]) : void()),
-          detail::fixed_step_call<From + K + 1>(state, context, config,
-                                                detail::slot_at<plan_members.members[From + K]>(nodes_))),
-         ...);
-      else
+      if constexpr (one_node_per_step) {
+        // One handler for the chunk's nodes (see detail::lone_plan_step): what else fails
+        // here (the recursion limit, a reducer) is not the node's failure.
+        std::size_t running = detail::none;
+        try {
+          (((From + K >= config.recursion_limit ? over_limit(config, From + K, A::plan_steps[From + K]) : void()),
+            detail::lone_plan_step<From + K + 1>(state, context, config,
+                                                 detail::slot_at<plan_members.members[From + K]>(nodes_), running)),
+           ...);
+        } catch (...) {
+          if (running == detail::none) throw;
+          detail::fail_node(node_names[plan_members.members[running - 1]], running, std::current_exception());
+        }
+      } else
         (((From + K >= config.recursion_limit ? over_limit(config, From + K, A::plan_steps[From + K]) : void()),
           detail::plan_step<From + K + 1>(state, context, config, nodes_, typename step_members<From + K>::type{})),
          ...);

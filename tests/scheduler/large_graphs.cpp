@@ -8,6 +8,9 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,15 +21,29 @@ namespace sg = stategraph;
 
 namespace large_graph_cases {  // named: Clang cannot reflect types with internal linkage
 
+// A reducer that refuses a negative write: a failure in the merge, after the node returned.
+struct refuses_negative {
+  int operator()(int current, int written) const {
+    if (written < 0) throw std::invalid_argument("negative write");
+    return current + written;
+  }
+};
+
 struct Big {
   sg::counter<int> count;
   sg::append<int> order;
+  sg::reduced<int, refuses_negative> checked;
 };
+
+inline int failing_link = -1;  // the link that throws, none when negative
 
 template <int I>
 struct link {
   using writes = sg::writes<&Big::count, &Big::order>;
-  auto operator()(sg::view<Big, sg::reads<>>) const { return sg::write<&Big::count>(1) | sg::write<&Big::order>(I); }
+  auto operator()(sg::view<Big, sg::reads<>>) const {
+    if (I == failing_link) throw std::runtime_error("link broke");
+    return sg::write<&Big::count>(1) | sg::write<&Big::order>(I);
+  }
 };
 
 constexpr int length = 300;
@@ -37,6 +54,18 @@ template <int... I>
 sg::graph<Big, sg::edge<sg::start, link<0>>, sg::edge<link<I>, link<I + 1>>..., sg::edge<link<length - 1>, sg::end>>
 chain_of(std::integer_sequence<int, I...>);
 using chain = decltype(chain_of(std::make_integer_sequence<int, length - 1>{}));
+
+// 40 links and a node whose write the reducer refuses: a long plan (past the 32 steps
+// compiled inline) that fails in its merge.
+struct negative {
+  using writes = sg::writes<&Big::checked>;
+  auto operator()(sg::view<Big, sg::reads<>>) const { return sg::write<&Big::checked>(-1); }
+};
+template <int... I>
+sg::graph<Big, sg::edge<sg::start, link<0>>, sg::edge<link<I>, link<I + 1>>..., sg::edge<link<39>, negative>,
+          sg::edge<negative, sg::end>>
+refused_chain_of(std::integer_sequence<int, I...>);
+using refused_chain = decltype(refused_chain_of(std::make_integer_sequence<int, 39>{}));
 
 // The same links, and a router after the last that goes round twice: one node at a time on
 // the frontier (the chain-link path), 600 steps.
@@ -92,6 +121,43 @@ TEST_CASE("a chain of 300 nodes runs as a fixed plan of 300 steps, in order") {
   sg::run_config short_limit;
   short_limit.recursion_limit = 299;
   CHECK_THROWS_AS(app.invoke(Big{}, short_limit), sg::recursion_limit_error);
+}
+
+TEST_CASE("in a chain of 300 nodes, a node that throws is named with its step; other failures pass through") {
+  auto app = sg::compile<chain>();
+  struct failure {
+    int at;
+    std::string_view node;
+  };
+  // The first and last of a chunk of steps among them.
+  for (auto [at, node] : {failure{0, sg::node_traits<link<0>>::name}, failure{127, sg::node_traits<link<127>>::name},
+                          failure{128, sg::node_traits<link<128>>::name}, failure{200, sg::node_traits<link<200>>::name},
+                          failure{299, sg::node_traits<link<299>>::name}}) {
+    failing_link = at;
+    try {
+      app.invoke(Big{});
+      FAIL("expected node_error");
+    } catch (const sg::node_error& e) {
+      CHECK(e.node() == node);
+      CHECK(e.step() == static_cast<std::size_t>(at) + 1);
+      CHECK(std::string(e.what()).find("link broke") != std::string::npos);
+    }
+  }
+  failing_link = -1;
+  CHECK(sg::node_traits<link<127>>::name != sg::node_traits<link<128>>::name);
+  // The recursion limit and a reducer's refusal are not a node's failure.
+  try {
+    app.invoke(Big{}, sg::run_config{.recursion_limit = 150});
+    FAIL("expected recursion_limit_error");
+  } catch (const sg::node_error&) {
+    FAIL("the recursion limit was reported as a node failure");
+  } catch (const sg::recursion_limit_error& e) {
+    CHECK(e.step() == 151);  // the step that would have run
+  }
+  auto refused = sg::compile<refused_chain>();
+  static_assert(sg::analysis<refused_chain>::plan.fixed && sg::analysis<refused_chain>::plan.steps == 41);
+  CHECK_THROWS_AS(refused.invoke(Big{}), std::invalid_argument);
+  CHECK(static_cast<int>(app.invoke(Big{}).count) == length);  // the app is still usable
 }
 
 TEST_CASE("a layered graph of 121 nodes runs as a fixed plan of 81 steps, two nodes in every other") {

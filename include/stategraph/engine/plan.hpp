@@ -126,11 +126,35 @@ void fixed_step_on(const Executor& executor, S& state, Ctx& context, const run_c
   }
 }
 
-// The same step kept as a function of its own: a long plan calls one per step, so that a
-// 200-node chain does not become one huge function to optimise.
+// A long plan's steps are functions of their own, so that a chain of a thousand nodes does
+// not become one huge function to optimise. On g++ they are also kept out of IPA (noipa):
+// its clones of them would land in the comdat group of the caller, a member named after the
+// whole graph, and every section directive would spell that name.
+#if defined(__clang__)
+#define STATEGRAPH_PLAN_STEP [[gnu::noinline]]
+#else
+#define STATEGRAPH_PLAN_STEP [[gnu::noipa]]
+#endif
+
+// A step of several nodes of a long plan.
 template <std::size_t Step, class S, class Ctx, class... N>
-void fixed_step_call(S& state, Ctx& context, const run_config& config, const N&... nodes) {
+STATEGRAPH_PLAN_STEP void fixed_step_call(S& state, Ctx& context, const run_config& config, const N&... nodes) {
   fixed_step<Step>(state, context, config, nodes...);
+}
+
+// A step of one node of a long plan: the same barrier, but no handler of its own (a handler
+// per node is costly code generation). `running` holds the step while its node runs, so
+// that the caller's one handler wraps only the node's failure, as guarded_call would.
+template <std::size_t Step, class S, class Ctx, class N>
+STATEGRAPH_PLAN_STEP void lone_plan_step(S& state, Ctx& context, const run_config& config, const N& node,
+                                         std::size_t& running) {
+  running = Step;
+  auto r = call_node(node, state, context, config);
+  running = none;
+  next_fixed next;
+  no_changes unchanged;
+  std::tuple<> no_sends;
+  barrier<void, false>(state, next, &unchanged, no_sends, r);
 }
 
 // A step of several nodes of a long plan, called from the app's one pack expansion over its
