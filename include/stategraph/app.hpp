@@ -554,10 +554,8 @@ class app {
     // router) propagates unwrapped.
     try {
       task_table<Ctx>[i](node_at(i), state, context, config, nullptr, result);
-    } catch (const interrupt_signal&) {
-      throw error(detail::no_store_for_interrupt);
     } catch (...) {
-      detail::fail_node(node_names[i], at.step + 1, std::current_exception());
+      detail::fail_attempt(node_names[i], at.step + 1);
     }
     finish_table<Ctx>[i](*this, i, result, state, at);
     return true;
@@ -625,6 +623,12 @@ class app {
   // or none. `left` counts the steps left under the recursion limit (plus detail::step_bias),
   // this one already taken. Forced inline: Clang otherwise keeps a step's call out of line,
   // and the call costs more than the rest of the library's work in a step.
+  // Past one chunk, each link is a function of its own (detail::chain_link_call), and the
+  // links' node failures are wrapped once per chunk, each link marking its call
+  // (detail::call_mark) rather than having a handler of its own: a handler per node is
+  // costly code generation. A smaller graph keeps its links inline, with their handlers:
+  // Clang does not inline the run into its caller with a handler around the links.
+  static constexpr bool marked_links = A::size > detail::fold_chunk;
   template <std::size_t From, class Ctx>
   [[gnu::always_inline]] std::size_t chain_links_from(std::size_t i, state_type& state, arrivals& arrived, Ctx& context,
                                                       const run_config& config, std::size_t& left) const {
@@ -633,12 +637,29 @@ class app {
       if (i >= From + count) return chain_links_from<From + count>(i, state, arrived, context, config, left);
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       std::size_t next = detail::none;
-      (void)((i == From + I &&
-              (next = detail::chain_link<From + I, link_successor[From + I], self_loops[From + I],
-                                         command_targets<From + I, Ctx>, link_routes<From + I>>(
-                   detail::slot_at<From + I>(nodes_), routers_, A::table, state, arrived, context, config, left),
-               true)) ||
-             ...);
+      if constexpr (marked_links) {
+        detail::call_failure failed;
+        try {
+          (void)((i == From + I &&
+                  (next = detail::chain_link_call<From + I, link_successor[From + I], self_loops[From + I],
+                                             command_targets<From + I, Ctx>, link_routes<From + I>>(
+                       detail::slot_at<From + I>(nodes_), routers_, A::table, state, arrived, context, config, left,
+                       failed),
+                   true)) ||
+                 ...);
+        } catch (...) {
+          detail::fail_marked(failed, node_names.data());
+        }
+      } else {
+        detail::unmarked failed;
+        (void)((i == From + I &&
+                (next = detail::chain_link<From + I, link_successor[From + I], self_loops[From + I],
+                                           command_targets<From + I, Ctx>, link_routes<From + I>>(
+                     detail::slot_at<From + I>(nodes_), routers_, A::table, state, arrived, context, config, left,
+                     failed),
+                 true)) ||
+               ...);
+      }
       return next;
     }
     (std::make_index_sequence<count>{});

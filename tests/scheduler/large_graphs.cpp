@@ -36,12 +36,17 @@ struct Big {
 };
 
 inline int failing_link = -1;  // the link that throws, none when negative
+inline bool link_pauses = false;  // it calls for an interrupt instead
+inline bool router_fails = false;
 
 template <int I>
 struct link {
   using writes = sg::writes<&Big::count, &Big::order>;
   auto operator()(sg::view<Big, sg::reads<>>) const {
-    if (I == failing_link) throw std::runtime_error("link broke");
+    if (I == failing_link) {
+      if (link_pauses) throw sg::interrupt_signal{"\"ok?\"", 0};
+      throw std::runtime_error("link broke");
+    }
     return sg::write<&Big::count>(1) | sg::write<&Big::order>(I);
   }
 };
@@ -72,6 +77,7 @@ using refused_chain = decltype(refused_chain_of(std::make_integer_sequence<int, 
 struct again {
   using reads = sg::reads<&Big::count>;
   sg::go<link<0>, sg::end> operator()(sg::view<Big, reads> in) const {
+    if (router_fails) throw std::logic_error("router broke");
     if (in.get<&Big::count>() < 2 * length) return sg::to<link<0>>;
     return sg::to<sg::end>;
   }
@@ -182,6 +188,52 @@ TEST_CASE("a loop of 300 nodes runs one node at a time, round twice") {
   Big out = app.invoke(Big{});
   CHECK(static_cast<int>(out.count) == 2 * length);
   CHECK(std::vector<int>(out.order) == rounds(2));
+}
+
+TEST_CASE("in a loop of 300 nodes, a node that throws is named with its step; other failures pass through") {
+  auto app = sg::compile<loop>();
+  struct failure {
+    int at;
+    std::string_view node;
+  };
+  for (auto [at, node] : {failure{0, sg::node_traits<link<0>>::name}, failure{127, sg::node_traits<link<127>>::name},
+                          failure{128, sg::node_traits<link<128>>::name}, failure{299, sg::node_traits<link<299>>::name}}) {
+    failing_link = at;
+    try {
+      app.invoke(Big{});
+      FAIL("expected node_error");
+    } catch (const sg::node_error& e) {
+      CHECK(e.node() == node);
+      CHECK(e.step() == static_cast<std::size_t>(at) + 1);
+      CHECK(std::string(e.what()).find("link broke") != std::string::npos);
+    }
+  }
+  // A link that pauses in a run without a store: the error says a store is needed.
+  failing_link = 128;
+  link_pauses = true;
+  try {
+    app.invoke(Big{});
+    FAIL("expected sg::error");
+  } catch (const sg::node_error&) {
+    FAIL("a pause without a store was reported as a node failure");
+  } catch (const sg::error& e) {
+    CHECK(std::string(e.what()).find("checkpoint store") != std::string::npos);
+  }
+  failing_link = -1;
+  link_pauses = false;
+  // The router and the recursion limit are not a node's failure.
+  router_fails = true;
+  CHECK_THROWS_WITH_AS(app.invoke(Big{}), "router broke", std::logic_error);
+  router_fails = false;
+  try {
+    app.invoke(Big{}, sg::run_config{.recursion_limit = 450});
+    FAIL("expected recursion_limit_error");
+  } catch (const sg::node_error&) {
+    FAIL("the recursion limit was reported as a node failure");
+  } catch (const sg::recursion_limit_error& e) {
+    CHECK(e.step() == 451);
+  }
+  CHECK(static_cast<int>(app.invoke(Big{}).count) == 2 * length);
 }
 
 }  // namespace large_graph_cases

@@ -126,19 +126,12 @@ void fixed_step_on(const Executor& executor, S& state, Ctx& context, const run_c
   }
 }
 
-// A long plan's steps are functions of their own, so that a chain of a thousand nodes does
-// not become one huge function to optimise. On g++ they are also kept out of IPA (noipa):
-// its clones of them would land in the comdat group of the caller, a member named after the
-// whole graph, and every section directive would spell that name.
-#if defined(__clang__)
-#define STATEGRAPH_PLAN_STEP [[gnu::noinline]]
-#else
-#define STATEGRAPH_PLAN_STEP [[gnu::noipa]]
-#endif
+// A long plan's steps are functions of their own (STATEGRAPH_OUT_OF_LINE, engine/step.hpp),
+// so that a chain of a thousand nodes does not become one huge function to optimise.
 
 // A step of several nodes of a long plan.
 template <std::size_t Step, class S, class Ctx, class... N>
-STATEGRAPH_PLAN_STEP void fixed_step_call(S& state, Ctx& context, const run_config& config, const N&... nodes) {
+STATEGRAPH_OUT_OF_LINE void fixed_step_call(S& state, Ctx& context, const run_config& config, const N&... nodes) {
   fixed_step<Step>(state, context, config, nodes...);
 }
 
@@ -146,8 +139,8 @@ STATEGRAPH_PLAN_STEP void fixed_step_call(S& state, Ctx& context, const run_conf
 // per node is costly code generation). `running` holds the step while its node runs, so
 // that the caller's one handler wraps only the node's failure, as guarded_call would.
 template <std::size_t Step, class S, class Ctx, class N>
-STATEGRAPH_PLAN_STEP void lone_plan_step(S& state, Ctx& context, const run_config& config, const N& node,
-                                         std::size_t& running) {
+STATEGRAPH_OUT_OF_LINE void lone_plan_step(S& state, Ctx& context, const run_config& config, const N& node,
+                                           std::size_t& running) {
   running = Step;
   auto r = call_node(node, state, context, config);
   running = none;

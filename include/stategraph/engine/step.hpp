@@ -23,6 +23,16 @@
 #include <type_traits>
 #include <utility>
 
+// What a large graph runs per node, kept as a function of its own so that the graph's run
+// is not one huge function to optimise. On g++ also out of IPA (noipa): its clones would
+// land in the comdat group of the caller, a member named after the whole graph, and every
+// section directive would spell that name.
+#if defined(__clang__)
+#define STATEGRAPH_OUT_OF_LINE [[gnu::noinline]]
+#else
+#define STATEGRAPH_OUT_OF_LINE [[gnu::noipa]]
+#endif
+
 namespace stategraph::detail {
 
 // The indices of a go<...>'s targets in the graph (none for end), in declaration order.
@@ -196,21 +206,30 @@ struct link_route {};
 // quadratic in the name's length, and a name that carries the graph is as long as the graph.
 // Commands stands in for the graph's names for the node's command targets (known_targets);
 // Routes lists the branches leaving I (link_route), whose routers are in `routers`.
+// The node's failure is wrapped by attempt_call's handler, or, when `failed` is a
+// call_failure, left there (call_mark) for the caller's one handler around many links; what
+// throws after the call (a reducer, a router, the recursion limit) is not the node's failure.
 template <std::size_t I, std::size_t Succ, bool SelfLoop, class Commands, class Routes, class Node, class Routers,
-          class S, class Ctx, std::size_t N, std::size_t J>
+          class S, class Ctx, std::size_t N, std::size_t J, class Failure>
 [[gnu::always_inline]] inline std::size_t chain_link(const Node& node, const Routers& routers,
                                                      const graph_tables<N, J>& table, S& state,
                                                      std::array<node_set<N>, J>& arrived, Ctx& context,
-                                                     const run_config& config, std::size_t& left) {
+                                                     const run_config& config, std::size_t& left, Failure& failed) {
   for (;;) {
     next_one next;
     no_changes none;
     std::tuple<> no_sends;
-    if constexpr (callable_with<Node, S, Ctx>()) {
+    if constexpr (!callable_with<Node, S, Ctx>()) {
+      // A node without a plain call only clears the ephemerals, as run_step does.
+      barrier<Commands, false>(state, next, &none, no_sends);
+    } else if constexpr (std::is_same_v<Failure, call_failure>) {
+      call_mark mark{failed, I, config.recursion_limit + step_bias - left};
+      auto r = call_node(node, state, context, config);
+      mark.armed = false;
+      barrier<Commands, false>(state, next, &none, no_sends, r);
+    } else {
       auto r = attempt_call(node, state, context, config, config.recursion_limit + step_bias - left);
       barrier<Commands, false>(state, next, &none, no_sends, r);
-    } else {  // a node without a plain call only clears the ephemerals, as run_step does
-      barrier<Commands, false>(state, next, &none, no_sends);
     }
     next_frontier<I, Succ>(table, arrived, next, [&](auto& n) {
       [&]<std::size_t... B, auto... T>(mp_list<link_route<B, T>...>*) {
@@ -224,6 +243,17 @@ template <std::size_t I, std::size_t Succ, bool SelfLoop, class Commands, class 
       if (take_step(left)) over_limit_alone(config, node_traits<Node>::name);
     }
   }
+}
+
+// A chain link of a graph past one chunk of nodes (app::marked_links), out of line.
+template <std::size_t I, std::size_t Succ, bool SelfLoop, class Commands, class Routes, class Node, class Routers,
+          class S, class Ctx, std::size_t N, std::size_t J>
+STATEGRAPH_OUT_OF_LINE std::size_t chain_link_call(const Node& node, const Routers& routers,
+                                                   const graph_tables<N, J>& table, S& state,
+                                                   std::array<node_set<N>, J>& arrived, Ctx& context,
+                                                   const run_config& config, std::size_t& left, call_failure& failed) {
+  return chain_link<I, Succ, SelfLoop, Commands, Routes>(node, routers, table, state, arrived, context, config, left,
+                                                          failed);
 }
 
 }  // namespace stategraph::detail

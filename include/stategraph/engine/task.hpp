@@ -401,8 +401,20 @@ template <class N, class S, class Ctx>
     fail_node(node_traits<N>::name, step, std::current_exception());
   }
 }
-// The same where an interrupt can reach it: without a store that is the caller's mistake,
-// not the node's.
+// Called in a handler, for a node's call where an interrupt can reach it (a step of one
+// node on the frontier): without a store an interrupt is the caller's mistake, not the node's.
+[[noreturn]] inline void fail_attempt(std::string_view node, std::size_t step) {
+  try {
+    throw;
+  } catch (const interrupt_signal&) {
+    throw error(no_store_for_interrupt);
+  } catch (...) {
+    fail_node(node, step, std::current_exception());
+  }
+}
+
+// A node's call where an interrupt can reach it, with a handler of its own (see call_mark
+// for the alternative).
 template <class N, class S, class Ctx>
 node_result_t<N, S, Ctx> attempt_call(const N& n, const S& state, Ctx& context, const run_config& config,
                                       std::size_t step) {
@@ -414,6 +426,32 @@ node_result_t<N, S, Ctx> attempt_call(const N& n, const S& state, Ctx& context, 
     fail_node(node_traits<N>::name, step, std::current_exception());
   }
 }
+
+// Which node's call failed, and in which step, for one handler around many nodes' code;
+// `unmarked` where each node's call has its own handler (attempt_call).
+struct unmarked {};
+struct call_failure {
+  std::size_t node = none;
+  std::size_t step = 0;
+};
+// Called in the handler around marked calls: the node's failure as fail_attempt reports it,
+// or what was thrown after the call, as it was.
+[[noreturn, gnu::noinline, gnu::cold]] inline void fail_marked(const call_failure& failure,
+                                                               const std::string_view* node_names) {
+  if (failure.node == none) throw;
+  fail_attempt(node_names[failure.node], failure.step);
+}
+// Armed around a node's call, it leaves the node and step in `failure` if the call throws. A
+// cleanup is far less code per node than a handler, and disarmed it compiles to nothing.
+struct call_mark {
+  call_failure& failure;
+  std::size_t node;
+  std::size_t step;
+  bool armed = true;
+  ~call_mark() {
+    if (armed) failure = {node, step};
+  }
+};
 
 // ---- one node's task in a step on the frontier -------------------------------------------
 
