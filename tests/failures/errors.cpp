@@ -217,6 +217,14 @@ struct fan {
 using alone_steps = sg::graph<State, sg::edge<sg::start, gate>, sg::branch<gate, fan>,
                               sg::join<tail, side<1>, side<2>>, sg::edge<tail, sg::end>>;
 
+// gate, then a router's choice of tail: one node in every step, so each step is a chain link.
+struct to_tail {
+  using reads = sg::reads<>;
+  sg::go<tail, sg::end> operator()(sg::view<State, reads>) const { return sg::to<tail>; }
+};
+using one_at_a_time = sg::graph<State, sg::edge<sg::start, gate>, sg::branch<gate, to_tail>, sg::edge<tail, sg::end>>;
+static_assert(sg::analysis<one_at_a_time>::one_at_a_time && !sg::analysis<one_at_a_time>::plan.fixed);
+
 }  // namespace lone_node_cases
 using namespace lone_node_cases;
 
@@ -263,6 +271,26 @@ TEST_CASE("around a lone node's call, the recursion limit and a pause without a 
   }
   CHECK(app.invoke(State{}, sg::run_config{.recursion_limit = 3}).n == 121);
   // A lone node that pauses, in a run without a store: sg::error saying a store is needed.
+  try {
+    app.invoke(State{.title = "tail pauses"});
+    FAIL("expected sg::error");
+  } catch (const sg::node_error&) {
+    FAIL("a pause without a store was reported as a node failure");
+  } catch (const sg::error& e) {
+    CHECK(std::string(e.what()).find("checkpoint store") != std::string::npos);
+  }
+}
+
+TEST_CASE("in a graph that runs one node at a time, a node's failure and a pause without a store") {
+  auto app = sg::compile<one_at_a_time>();
+  CHECK(app.invoke(State{}).n == 101);
+  try {
+    app.invoke(State{.title = "tail throws"});
+    FAIL("expected node_error");
+  } catch (const sg::node_error& e) {
+    CHECK(e.node() == "tail");
+    CHECK(e.step() == 2);
+  }
   try {
     app.invoke(State{.title = "tail pauses"});
     FAIL("expected sg::error");

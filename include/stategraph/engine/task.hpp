@@ -420,10 +420,8 @@ node_result_t<N, S, Ctx> attempt_call(const N& n, const S& state, Ctx& context, 
                                       std::size_t step) {
   try {
     return call_node(n, state, context, config);
-  } catch (const interrupt_signal&) {
-    throw error(no_store_for_interrupt);
   } catch (...) {
-    fail_node(node_traits<N>::name, step, std::current_exception());
+    fail_attempt(node_traits<N>::name, step);
   }
 }
 
