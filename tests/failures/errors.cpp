@@ -228,6 +228,20 @@ static_assert(sg::analysis<one_at_a_time>::one_at_a_time && !sg::analysis<one_at
 }  // namespace lone_node_cases
 using namespace lone_node_cases;
 
+// A node that pauses, in a run without a store: sg::error saying a store is needed, not a
+// node's failure.
+template <class F>
+void check_pause_needs_store(F&& run) {
+  try {
+    run();
+    FAIL("expected sg::error");
+  } catch (const sg::node_error&) {
+    FAIL("a pause without a store was reported as a node failure");
+  } catch (const sg::error& e) {
+    CHECK(std::string(e.what()).find("checkpoint store") != std::string::npos);
+  }
+}
+
 TEST_CASE("a node failing alone in a step of a frontier graph: node_error names it and its step") {
   auto app = sg::compile<alone_steps>();
   auto pool = sg::compile<alone_steps>(sg::thread_pool{2});
@@ -270,15 +284,8 @@ TEST_CASE("around a lone node's call, the recursion limit and a pause without a 
     CHECK(std::string(e.what()).find("tail") != std::string::npos);
   }
   CHECK(app.invoke(State{}, sg::run_config{.recursion_limit = 3}).n == 121);
-  // A lone node that pauses, in a run without a store: sg::error saying a store is needed.
-  try {
-    app.invoke(State{.title = "tail pauses"});
-    FAIL("expected sg::error");
-  } catch (const sg::node_error&) {
-    FAIL("a pause without a store was reported as a node failure");
-  } catch (const sg::error& e) {
-    CHECK(std::string(e.what()).find("checkpoint store") != std::string::npos);
-  }
+  // A lone node that pauses, in a run without a store.
+  check_pause_needs_store([&] { app.invoke(State{.title = "tail pauses"}); });
 }
 
 TEST_CASE("in a graph that runs one node at a time, a node's failure and a pause without a store") {
@@ -291,14 +298,7 @@ TEST_CASE("in a graph that runs one node at a time, a node's failure and a pause
     CHECK(e.node() == "tail");
     CHECK(e.step() == 2);
   }
-  try {
-    app.invoke(State{.title = "tail pauses"});
-    FAIL("expected sg::error");
-  } catch (const sg::node_error&) {
-    FAIL("a pause without a store was reported as a node failure");
-  } catch (const sg::error& e) {
-    CHECK(std::string(e.what()).find("checkpoint store") != std::string::npos);
-  }
+  check_pause_needs_store([&] { app.invoke(State{.title = "tail pauses"}); });
 }
 
 }  // namespace unity_failures_errors

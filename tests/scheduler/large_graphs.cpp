@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -116,6 +117,28 @@ std::vector<int> rounds(int n) {
   return out;
 }
 
+// For each link in turn made to throw: the run's node_error names that link and its step
+// (the first round's: link<I> runs in step I + 1).
+struct link_failure {
+  int at;
+  std::string_view node;
+};
+template <class App>
+void check_link_failures(const App& app, std::initializer_list<link_failure> failures) {
+  for (auto [at, node] : failures) {
+    failing_link = at;
+    try {
+      app.invoke(Big{});
+      FAIL("expected node_error");
+    } catch (const sg::node_error& e) {
+      CHECK(e.node() == node);
+      CHECK(e.step() == static_cast<std::size_t>(at) + 1);
+      CHECK(std::string(e.what()).find("link broke") != std::string::npos);
+    }
+  }
+  failing_link = -1;
+}
+
 TEST_CASE("a chain of 300 nodes runs as a fixed plan of 300 steps, in order") {
   static_assert(sg::analysis<chain>::size == length);
   static_assert(sg::analysis<chain>::plan.fixed && sg::analysis<chain>::plan.steps == length);
@@ -131,25 +154,12 @@ TEST_CASE("a chain of 300 nodes runs as a fixed plan of 300 steps, in order") {
 
 TEST_CASE("in a chain of 300 nodes, a node that throws is named with its step; other failures pass through") {
   auto app = sg::compile<chain>();
-  struct failure {
-    int at;
-    std::string_view node;
-  };
   // The first and last of a chunk of steps among them.
-  for (auto [at, node] : {failure{0, sg::node_traits<link<0>>::name}, failure{127, sg::node_traits<link<127>>::name},
-                          failure{128, sg::node_traits<link<128>>::name}, failure{200, sg::node_traits<link<200>>::name},
-                          failure{299, sg::node_traits<link<299>>::name}}) {
-    failing_link = at;
-    try {
-      app.invoke(Big{});
-      FAIL("expected node_error");
-    } catch (const sg::node_error& e) {
-      CHECK(e.node() == node);
-      CHECK(e.step() == static_cast<std::size_t>(at) + 1);
-      CHECK(std::string(e.what()).find("link broke") != std::string::npos);
-    }
-  }
-  failing_link = -1;
+  check_link_failures(app, {{0, sg::node_traits<link<0>>::name},
+                            {127, sg::node_traits<link<127>>::name},
+                            {128, sg::node_traits<link<128>>::name},
+                            {200, sg::node_traits<link<200>>::name},
+                            {299, sg::node_traits<link<299>>::name}});
   CHECK(sg::node_traits<link<127>>::name != sg::node_traits<link<128>>::name);
   // The recursion limit and a reducer's refusal are not a node's failure.
   try {
@@ -192,22 +202,10 @@ TEST_CASE("a loop of 300 nodes runs one node at a time, round twice") {
 
 TEST_CASE("in a loop of 300 nodes, a node that throws is named with its step; other failures pass through") {
   auto app = sg::compile<loop>();
-  struct failure {
-    int at;
-    std::string_view node;
-  };
-  for (auto [at, node] : {failure{0, sg::node_traits<link<0>>::name}, failure{127, sg::node_traits<link<127>>::name},
-                          failure{128, sg::node_traits<link<128>>::name}, failure{299, sg::node_traits<link<299>>::name}}) {
-    failing_link = at;
-    try {
-      app.invoke(Big{});
-      FAIL("expected node_error");
-    } catch (const sg::node_error& e) {
-      CHECK(e.node() == node);
-      CHECK(e.step() == static_cast<std::size_t>(at) + 1);
-      CHECK(std::string(e.what()).find("link broke") != std::string::npos);
-    }
-  }
+  check_link_failures(app, {{0, sg::node_traits<link<0>>::name},
+                            {127, sg::node_traits<link<127>>::name},
+                            {128, sg::node_traits<link<128>>::name},
+                            {299, sg::node_traits<link<299>>::name}});
   // A link that pauses in a run without a store: the error says a store is needed.
   failing_link = 128;
   link_pauses = true;
