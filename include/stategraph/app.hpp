@@ -329,7 +329,7 @@ class app {
   };
   template <std::size_t I, class Ctx>
   requires(plain_t<I, Ctx>::value) struct result_slot<I, Ctx> {
-    using type = detail::result_box<detail::node_result_t<node_t<I>, state_type, Ctx>>;
+    using type = detail::result_tag<detail::node_result_t<node_t<I>, state_type, Ctx>>;
   };
   template <std::size_t I, class Ctx>
   using result_slot_t = typename result_slot<I, Ctx>::type;
@@ -337,7 +337,7 @@ class app {
   struct results_of;
   template <class Ctx, std::size_t... I>
   struct results_of<Ctx, std::index_sequence<I...>> {
-    using type = detail::slots<typename result_slot<I, Ctx>::type...>;
+    using type = detail::result_store<typename result_slot<I, Ctx>::type...>;
   };
   template <class Ctx>
   using results_tuple = typename results_of<Ctx, std::make_index_sequence<A::size>>::type;
@@ -347,6 +347,11 @@ class app {
     for (std::size_t i = 0; i < A::size; ++i)
       if (active.test(i)) names.push_back(node_names[i]);
     throw recursion_limit_error(config.recursion_limit, step + 1, std::move(names));
+  }
+  // The same for a step of one node, named by its index: a long plan's steps then pass a
+  // number, not a set of their own built in place or read from a table.
+  [[noreturn]] static void over_limit_at(const run_config& config, std::size_t step, std::size_t node) {
+    over_limit(config, step, just(node));
   }
   static set just(std::size_t i) {
     set s{};
@@ -553,7 +558,7 @@ class app {
     // handler per node is costly code generation). What fails after the call (the merge, a
     // router) propagates unwrapped.
     try {
-      task_table<Ctx>[i](node_at(i), state, context, config, nullptr, result);
+      task_table<Ctx>[i](node_at(i), state, context, config, result, nullptr);
     } catch (...) {
       detail::fail_attempt(node_names[i], at.step + 1);
     }
@@ -608,7 +613,7 @@ class app {
   template <class Ctx>
   static constexpr storage_need alone_result = []<std::size_t... I>(std::index_sequence<I...>) {
     storage_need out{};
-    for (storage_need n : {storage_need{sizeof(result_slot_t<I, Ctx>), alignof(result_slot_t<I, Ctx>)}...}) {
+    for (detail::value_need n : {detail::need_of<typename detail::box_value<result_slot_t<I, Ctx>>::type>()...}) {
       out.size = n.size > out.size ? n.size : out.size;
       out.align = n.align > out.align ? n.align : out.align;
     }
@@ -643,7 +648,7 @@ class app {
           (void)((i == From + I &&
                   (next = detail::chain_link_call<From + I, link_successor[From + I], self_loops[From + I],
                                              command_targets<From + I, Ctx>, link_routes<From + I>>(
-                       detail::slot_at<From + I>(nodes_), routers_, A::table, state, arrived, context, config, left,
+                       detail::slot_at<From + I>(nodes_), routers_, link_table, state, arrived, context, config, left,
                        failed),
                    true)) ||
                  ...);
@@ -655,7 +660,7 @@ class app {
         (void)((i == From + I &&
                 (next = detail::chain_link<From + I, link_successor[From + I], self_loops[From + I],
                                            command_targets<From + I, Ctx>, link_routes<From + I>>(
-                     detail::slot_at<From + I>(nodes_), routers_, A::table, state, arrived, context, config, left,
+                     detail::slot_at<From + I>(nodes_), routers_, link_table, state, arrived, context, config, left,
                      failed),
                  true)) ||
                ...);
@@ -664,6 +669,8 @@ class app {
     }
     (std::make_index_sequence<count>{});
   }
+  // The graph's tables as the links read them: only for the joins (see detail::next_frontier).
+  static constexpr const typename A::tables* link_table = A::join_count > 0 ? &A::table : nullptr;
   // The nodes that may run again right after themselves (a loop of one node): their steps
   // repeat inside their own link, without going back through the dispatch.
   static constexpr auto self_loops = [] {
@@ -751,7 +758,8 @@ class app {
         // here (the recursion limit, a reducer) is not the node's failure.
         std::size_t running = detail::none;
         try {
-          (((From + K >= config.recursion_limit ? over_limit(config, From + K, A::plan_steps[From + K]) : void()),
+          (((From + K >= config.recursion_limit ? over_limit_at(config, From + K, plan_members.members[From + K])
+                                                : void()),
             detail::lone_plan_step<From + K + 1>(state, context, config,
                                                  detail::slot_at<plan_members.members[From + K]>(nodes_), running)),
            ...);
@@ -808,12 +816,12 @@ class app {
     [[no_unique_address]] std::conditional_t<Observer::persists, set, no_slots> restored{};
   };
   // Node i's call (detail::node_task, keyed by the node's type, not the graph's): into its
-  // slot of a general step's results, or into a lone step's storage. The addresses of a
-  // node and of its slot are read off offsets rather than computed by a function per node:
-  // GCC builds the assembler name of each function it compiles, and a member of the app
-  // has a name as long as the graph.
+  // place in a general step's result_store, or into a lone step's storage. The addresses of
+  // a node and of its result are read off offsets rather than computed by a function per
+  // node: GCC builds the assembler name of each function it compiles, and a member of the
+  // app has a name as long as the graph.
   template <class Ctx>
-  using task_fn = void (*)(const void*, const state_type&, Ctx&, const run_config&, void*, void*);
+  using task_fn = void (*)(const void*, const state_type&, Ctx&, const run_config&, void*, bool*);
   template <class Ctx>
   static constexpr auto task_table = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<task_fn<Ctx>, A::size>{&detail::node_task<node_t<I>, result_slot_t<I, Ctx>, state_type, Ctx>...};
@@ -823,11 +831,6 @@ class app {
   const void* node_at(std::size_t i) const {
     static const auto offsets = detail::slot_offsets(nodes_);
     return reinterpret_cast<const char*>(&nodes_) + offsets[i];
-  }
-  template <class Ctx>
-  static void* result_at(results_tuple<Ctx>& results, std::size_t i) {
-    static const auto offsets = detail::slot_offsets(results);
-    return reinterpret_cast<char*>(&results) + offsets[i];
   }
   template <std::size_t I, class Ctx, class Observer>
   static void run_send_task(frame<Ctx, Observer>& f, std::size_t k) {
@@ -885,7 +888,7 @@ class app {
     // One node's task: its call, with the failure capture, timing and interrupt scope
     // around it. A node whose result the observer restored is not run again.
     auto call = [&](std::size_t i) {
-      task_table<Ctx>[i](node_at(i), f.state, f.context, f.config, result_at<Ctx>(f.results, i), nullptr);
+      task_table<Ctx>[i](node_at(i), f.state, f.context, f.config, f.results.place(i), f.results.engaged(i));
     };
     auto node_task = [&](std::size_t i) {
       [[maybe_unused]] auto custom = detail::custom_scope(f.observer, i);
@@ -972,7 +975,8 @@ class app {
   template <class Slot, class Ctx, class Observer>
   static void merge_plain(frame<Ctx, Observer>& f, gathered<Observer>& g, std::size_t i) {
     if constexpr (!std::is_same_v<Slot, no_result>)
-      if (g.active.test(i)) merge_one(g, node_names[i], **static_cast<Slot*>(result_at<Ctx>(f.results, i)));
+      if (g.active.test(i))
+        merge_one(g, node_names[i], *std::launder(static_cast<typename Slot::value_type*>(f.results.place(i))));
   }
   // The merge table: keyed by result type in a graph without sends, by node otherwise.
   template <class Ctx, class Observer>

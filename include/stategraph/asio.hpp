@@ -707,8 +707,8 @@ struct async_runs {
     out.mode = f.observer.mode;
     [[maybe_unused]] auto custom = detail::custom_scope(f.observer, i);
     auto call = [&](std::size_t n) {
-      App::template task_table<Ctx>[n](app.node_at(n), f.state, f.context, f.config,
-                                       App::template result_at<Ctx>(f.results, n), nullptr);
+      App::template task_table<Ctx>[n](app.node_at(n), f.state, f.context, f.config, f.results.place(n),
+                                       f.results.engaged(n));
     };
     if constexpr (Observer::persists) {
       out.resume = f.observer.resume_values(i);
@@ -901,8 +901,8 @@ struct async_runs {
       // The plain tasks run here, while the coroutines wait for this one to suspend.
       auto run_plain = [&](std::size_t i) {
         try {
-          App::template task_table<Ctx>[i](app.node_at(i), state, context, config,
-                                           App::template result_at<Ctx>(f.results, i), nullptr);
+          App::template task_table<Ctx>[i](app.node_at(i), state, context, config, f.results.place(i),
+                                           f.results.engaged(i));
         } catch (...) {
           f.failures[i] = std::current_exception();
         }

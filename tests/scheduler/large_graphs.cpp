@@ -139,6 +139,50 @@ void check_link_failures(const App& app, std::initializer_list<link_failure> fai
   failing_link = -1;
 }
 
+// A written value that counts its live objects: a step's result left undestroyed, or
+// destroyed twice, shows in the count.
+struct counted {
+  static inline int live = 0;
+  int value = 0;
+  counted(int v = 0) : value(v) { ++live; }  // NOLINT: implicit, as a channel value
+  counted(const counted& o) : value(o.value) { ++live; }
+  counted(counted&& o) noexcept : value(o.value) { ++live; }
+  counted& operator=(const counted&) = default;
+  counted& operator=(counted&&) noexcept = default;
+  ~counted() { --live; }
+};
+struct Wide {
+  sg::counter<int> count;
+  sg::append<counted> seen;
+};
+inline int failing_leaf = -1;
+struct wide_hub {
+  using writes = sg::writes<&Wide::count>;
+  auto operator()(sg::view<Wide, sg::reads<>>) const { return sg::write<&Wide::count>(1); }
+};
+template <int I>
+struct leaf {
+  using writes = sg::writes<&Wide::count, &Wide::seen>;
+  auto operator()(sg::view<Wide, sg::reads<>>) const {
+    if (I == failing_leaf) throw std::runtime_error("leaf broke");
+    return sg::write<&Wide::count>(1) | sg::write<&Wide::seen>(counted{I});
+  }
+};
+constexpr int leaves = 200;
+template <int... I>
+sg::graph<Wide, sg::edge<sg::start, wide_hub>, sg::edge<wide_hub, leaf<I>>..., sg::edge<leaf<I>, sg::end>...>
+fan_of(std::integer_sequence<int, I...>);
+using fan = decltype(fan_of(std::make_integer_sequence<int, leaves>{}));
+
+// An executor other than the library's two: every step, of one node or of 200, is the
+// general step, with its results in the step's result store.
+struct own_executor {
+  template <class F>
+  void for_each_task(std::size_t count, F& task) const {
+    for (std::size_t i = 0; i < count; ++i) task(i);
+  }
+};
+
 TEST_CASE("a chain of 300 nodes runs as a fixed plan of 300 steps, in order") {
   static_assert(sg::analysis<chain>::size == length);
   static_assert(sg::analysis<chain>::plan.fixed && sg::analysis<chain>::plan.steps == length);
@@ -190,6 +234,39 @@ TEST_CASE("a layered graph of 121 nodes runs as a fixed plan of 81 steps, two no
   }
   expected.push_back(layers);
   CHECK(std::vector<int>(out.order) == expected);
+}
+
+TEST_CASE("a step of 200 nodes in the general step: results merged in node order, each destroyed once") {
+  static_assert(sg::analysis<fan>::size == leaves + 1);
+  auto app = sg::compile<fan>(sg::with_executor(own_executor{}));
+  {
+    Wide out = app.invoke(Wide{});
+    CHECK(static_cast<int>(out.count) == leaves + 1);
+    const std::vector<counted>& seen = out.seen;
+    REQUIRE(seen.size() == static_cast<std::size_t>(leaves));
+    for (int i = 0; i < leaves; ++i) CHECK(seen[static_cast<std::size_t>(i)].value == i);
+    CHECK(counted::live == leaves);  // the state's values only: every result was destroyed
+  }
+  CHECK(counted::live == 0);
+  // A leaf that throws fails the step: the results of the leaves that ran are destroyed too.
+  for (auto [at, node] : {link_failure{0, sg::node_traits<leaf<0>>::name}, link_failure{150, sg::node_traits<leaf<150>>::name},
+                          link_failure{leaves - 1, sg::node_traits<leaf<leaves - 1>>::name}}) {
+    failing_leaf = at;
+    try {
+      app.invoke(Wide{});
+      FAIL("expected node_error");
+    } catch (const sg::node_error& e) {
+      CHECK(e.node() == node);
+      CHECK(e.step() == 2);
+      CHECK(std::string(e.what()).find("leaf broke") != std::string::npos);
+    }
+    CHECK(counted::live == 0);
+  }
+  failing_leaf = -1;
+  // The same graph on the sequential executor runs a fixed plan: the same values.
+  Wide fixed = sg::compile<fan>().invoke(Wide{});
+  CHECK(static_cast<int>(fixed.count) == leaves + 1);
+  CHECK(static_cast<const std::vector<counted>&>(fixed.seen).back().value == leaves - 1);
 }
 
 TEST_CASE("a loop of 300 nodes runs one node at a time, round twice") {

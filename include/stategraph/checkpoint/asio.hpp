@@ -272,7 +272,7 @@ struct async_durable_runs {
     std::optional<changed_set> done{};
 
     template <std::size_t I, class Slot>
-    bool restore(Slot& slot) {
+    bool restore(Slot slot) {
       return r.template restore<I>(slot);
     }
     const std::vector<std::string>* resume_values(std::size_t node) const { return r.resume_values(node); }

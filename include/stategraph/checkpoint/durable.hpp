@@ -1605,7 +1605,7 @@ class durable_app {
 
     // ---- observer hooks (engine/observer.hpp; called by app::step) ------------------------
     template <std::size_t I, class Slot>
-    bool restore(Slot& slot) {
+    bool restore(Slot slot) {
       if (!results[I]) return false;
       using R = typename Slot::value_type;
       at_field("checkpoint " + std::to_string(parent) + " of thread '" + thread + "'",

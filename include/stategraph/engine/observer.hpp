@@ -7,9 +7,10 @@
 //                      custom_scope(node) (optional)          held around each task of the
 //                                                             node: where ctx.emit writes
 //                      checkpoint(step, checkpoint_event)     a checkpointed run committed one
-//   persists = true    restore<I>(result slot) -> bool        before the tasks: a result kept
+//   persists = true    restore<I>(box_ref) -> bool            before the tasks: a result kept
 //                                                             from an earlier attempt is put
-//                                                             back, and its node is not run
+//                                                             back (emplace), and its node is
+//                                                             not run
 //                      resume_values(node) -> const std::vector<std::string>*  answers to
 //                                                             the node's interrupts, if any
 //                      waits(node) -> bool                    the node has an unanswered

@@ -168,12 +168,13 @@ template <class A, class Ran, class Next, class Changed, class Route>
 
 // The same after a chain link, node I, whose static successor Succ (a node or none) is a
 // constant, in a graph without subscriptions; keyed by sizes, not by the graph (see
-// chain_link).
+// chain_link). The tables are read only for the joins: without any, `table` is null, so
+// that the graph's tables are not emitted into the program for links that never read them.
 template <std::size_t I, std::size_t Succ, std::size_t N, std::size_t J, class Next, class Route>
-[[gnu::always_inline]] inline void next_frontier(const graph_tables<N, J>& table, std::array<node_set<N>, J>& arrived,
-                                                 Next& next, Route&& route) {
+[[gnu::always_inline]] inline void next_frontier(const graph_tables<N, J>* table, std::array<node_set<N>, J>& arrived,
+                                                 Next& next, const Route& route) {
   if constexpr (Succ != none) next.add(Succ);
-  if constexpr (J > 0) next.add_all(static_next(table, I, arrived));
+  if constexpr (J > 0) next.add_all(static_next(*table, I, arrived));
   route(next);
 }
 
@@ -198,6 +199,20 @@ inline constexpr std::size_t step_bias = 1;
 // A branch leaving a chain link: its index among the app's routers, its targets' indices.
 template <std::size_t B, auto Targets>
 struct link_route {};
+// The routers of a link's branches (Routes, a list of link_route), each choosing among its
+// targets: a class keyed by the branches, not a lambda in each link (a closure type and its
+// call operator per node).
+template <class Routes, class Routers, class S>
+struct link_routers;
+template <std::size_t... B, auto... T, class Routers, class S>
+struct link_routers<mp_list<link_route<B, T>...>, Routers, S> {
+  const Routers& routers;
+  const S& state;
+  template <class Next>
+  [[gnu::always_inline]] void operator()(Next& n) const {
+    (choose<known_targets<T>>(n, call_router(slot_at<B>(routers), state)), ...);
+  }
+};
 
 // Node I's step in a graph that runs one node at a time: its call, the barrier and the one
 // node that runs next, or none. A node that may follow itself repeats here, without going
@@ -212,7 +227,7 @@ struct link_route {};
 template <std::size_t I, std::size_t Succ, bool SelfLoop, class Commands, class Routes, class Node, class Routers,
           class S, class Ctx, std::size_t N, std::size_t J, class Failure>
 [[gnu::always_inline]] inline std::size_t chain_link(const Node& node, const Routers& routers,
-                                                     const graph_tables<N, J>& table, S& state,
+                                                     const graph_tables<N, J>* table, S& state,
                                                      std::array<node_set<N>, J>& arrived, Ctx& context,
                                                      const run_config& config, std::size_t& left, Failure& failed) {
   for (;;) {
@@ -231,11 +246,7 @@ template <std::size_t I, std::size_t Succ, bool SelfLoop, class Commands, class 
       auto r = attempt_call(node, state, context, config, config.recursion_limit + step_bias - left);
       barrier<Commands, false>(state, next, &none, no_sends, r);
     }
-    next_frontier<I, Succ>(table, arrived, next, [&](auto& n) {
-      [&]<std::size_t... B, auto... T>(mp_list<link_route<B, T>...>*) {
-        (choose<known_targets<T>>(n, call_router(slot_at<B>(routers), state)), ...);
-      }(static_cast<Routes*>(nullptr));
-    });
+    next_frontier<I, Succ>(table, arrived, next, link_routers<Routes, Routers, S>{routers, state});
     if constexpr (!SelfLoop) {
       return next.node;
     } else {
@@ -249,7 +260,7 @@ template <std::size_t I, std::size_t Succ, bool SelfLoop, class Commands, class 
 template <std::size_t I, std::size_t Succ, bool SelfLoop, class Commands, class Routes, class Node, class Routers,
           class S, class Ctx, std::size_t N, std::size_t J>
 STATEGRAPH_OUT_OF_LINE std::size_t chain_link_call(const Node& node, const Routers& routers,
-                                                   const graph_tables<N, J>& table, S& state,
+                                                   const graph_tables<N, J>* table, S& state,
                                                    std::array<node_set<N>, J>& arrived, Ctx& context,
                                                    const run_config& config, std::size_t& left, call_failure& failed) {
   return chain_link<I, Succ, SelfLoop, Commands, Routes>(node, routers, table, state, arrived, context, config, left,

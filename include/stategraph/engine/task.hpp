@@ -45,42 +45,128 @@ struct step_result {
   [[no_unique_address]] std::conditional_t<sends_work, typename sends_holder<R>::type, absent_part> sends{};
 };
 
-// A node's result slot in a step on the frontier: the part of std::optional a step needs,
-// but filled in place from the call's prvalue — `::new (box.place()) R(call_node(...));
-// box.set();` — rather than through emplace and a lambda per node (see call_node_once).
+// What a node with a plain call returns, as the general step's result_store and a lone
+// step's storage are keyed (a node without one has a slot type with no value_type).
 template <class R>
-class result_box {
+struct result_tag {
+  using value_type = R;
+};
+
+// A general step's result of node I, as the step's result_store holds it: where the value
+// is built, and the flag that says it was.
+template <class R>
+class box_ref {
  public:
   using value_type = R;
-  result_box() noexcept {}
-  ~result_box() { reset(); }
-  result_box(const result_box&) = delete;
-  result_box& operator=(const result_box&) = delete;
-
-  void* place() noexcept { return static_cast<void*>(&value_); }  // build an R there, then set()
-  void set() noexcept { engaged_ = true; }
-  void emplace(R&& r) {
+  box_ref(void* value, bool* engaged) noexcept : value_(value), engaged_(engaged) {}
+  void* place() const noexcept { return value_; }  // build an R there, then set()
+  void set() const noexcept { *engaged_ = true; }
+  void emplace(R&& r) const {
     reset();
-    ::new (place()) R(std::move(r));
-    engaged_ = true;
+    ::new (value_) R(std::move(r));
+    *engaged_ = true;
   }
-  void reset() noexcept {
-    if (engaged_) {
-      value_.~R();
-      engaged_ = false;
+  void reset() const noexcept {
+    if (*engaged_) {
+      (**this).~R();
+      *engaged_ = false;
     }
   }
-  bool has_value() const noexcept { return engaged_; }
-  explicit operator bool() const noexcept { return engaged_; }
-  R& operator*() noexcept { return value_; }
-  const R& operator*() const noexcept { return value_; }
+  bool has_value() const noexcept { return *engaged_; }
+  explicit operator bool() const noexcept { return *engaged_; }
+  R& operator*() const noexcept { return *std::launder(static_cast<R*>(value_)); }
 
  private:
-  union {
-    R value_;
-  };
-  bool engaged_ = false;
+  void* value_;
+  bool* engaged_;
 };
+
+template <class Box>
+struct box_value {
+  using type = void;  // a node with no plain call: no result
+};
+template <class Box>
+  requires requires { typename Box::value_type; }
+struct box_value<Box> {
+  using type = typename Box::value_type;
+};
+template <class R>
+void destroy_value(void* p) noexcept {
+  std::launder(static_cast<R*>(p))->~R();
+}
+struct value_need {
+  std::size_t size = 0;
+  std::size_t align = 1;
+};
+template <class R>
+constexpr value_need need_of() {
+  if constexpr (std::is_void_v<R>)
+    return {};
+  else
+    return {sizeof(R), alignof(R)};
+}
+
+// The results of a general step's nodes (Box: each node's result_tag type, or a type
+// without value_type for a node with no plain call): values at offsets computed at compile
+// time in one buffer, and one flag per node. Node i's result is reached through tables
+// rather than a struct of one member per node: such a struct has a constructor, a
+// destructor and an offset function as long as the graph.
+template <class... Box>
+class result_store {
+  static constexpr std::size_t count = sizeof...(Box);
+  struct layout_t {
+    std::array<std::size_t, count> at{};
+    std::size_t size = 1;
+    std::size_t align = 1;
+  };
+  static constexpr layout_t layout = [] {
+    layout_t out{};
+    std::size_t end = 0, i = 0;
+    for (value_need n : {need_of<typename box_value<Box>::type>()...}) {
+      end = (end + n.align - 1) / n.align * n.align;
+      out.at[i++] = end;
+      end += n.size;
+      if (n.align > out.align) out.align = n.align;
+    }
+    out.size = end > 0 ? end : 1;
+    return out;
+  }();
+  using destroy_fn = void (*)(void*) noexcept;
+  template <class R>
+  static constexpr destroy_fn destroy_of() {
+    if constexpr (std::is_void_v<R> || std::is_trivially_destructible_v<R>)
+      return nullptr;
+    else
+      return &destroy_value<R>;
+  }
+  static constexpr std::array<destroy_fn, count> destroy = {destroy_of<typename box_value<Box>::type>()...};
+
+ public:
+  result_store() noexcept {}
+  ~result_store() {
+    for (std::size_t i = 0; i < count; ++i)
+      if (engaged_[i] && destroy[i]) destroy[i](bytes_ + layout.at[i]);
+  }
+  result_store(const result_store&) = delete;
+  result_store& operator=(const result_store&) = delete;
+
+  void* place(std::size_t i) noexcept { return bytes_ + layout.at[i]; }
+  bool* engaged(std::size_t i) noexcept { return &engaged_[i]; }
+ private:
+  alignas(layout.align) unsigned char bytes_[layout.size];
+  bool engaged_[count > 0 ? count : 1]{};
+};
+// Node I's result in a store, or, for a node without a plain call, a type with none of a
+// result's operations (as the node's slot type has no value_type).
+struct no_box {};
+template <std::size_t I, class... Box>
+auto slot_at(result_store<Box...>& s) noexcept {
+  using R = typename box_value<table_at<at_table<mp_list<Box...>>, I>>::type;
+  if constexpr (std::is_void_v<R>)
+    return no_box{};
+  else
+    return box_ref<R>{s.place(I), s.engaged(I)};
+}
 
 // Converts to what its function returns: emplacing one of these into an optional builds
 // the value in place from the function's result, with no move.
@@ -502,16 +588,16 @@ void run_node_task(const Call& call, std::size_t index, const task_outputs& out)
     if (out.took) out.took[index] = std::chrono::steady_clock::now() - started;
 }
 
-// A node's call in a step on the frontier, keyed by the node's type: into its result slot
-// `box` (a result_box), or into `alone` (a step of one node) when that is not null. Failure
-// capture, timing and the durable scope are the caller's.
+// A node's call in a step on the frontier, keyed by the node's type: its result built at
+// `place`, then `built` set (a general step's result_store; null for a step of one node,
+// whose caller owns the result). Failure capture, timing and the durable scope are the
+// caller's.
 template <class N, class Box, class S, class Ctx>
-void node_task(const void* node, const S& state, Ctx& context, const run_config& config, void* box, void* alone) {
+void node_task(const void* node, const S& state, Ctx& context, const run_config& config, void* place, bool* built) {
   if constexpr (requires { typename Box::value_type; }) {  // else no plain call: only a send target
     using R = typename Box::value_type;
-    ::new (alone ? alone : static_cast<Box*>(box)->place())
-        R(call_node(*static_cast<const N*>(node), state, context, config));
-    if (!alone) static_cast<Box*>(box)->set();
+    ::new (place) R(call_node(*static_cast<const N*>(node), state, context, config));
+    if (built) *built = true;
   }
 }
 
