@@ -117,26 +117,35 @@ std::vector<int> rounds(int n) {
   return out;
 }
 
-// For each link in turn made to throw: the run's node_error names that link and its step
-// (the first round's: link<I> runs in step I + 1).
+// For each node in turn made to throw (`failing` set to its number): the run's node_error
+// names that node, with the step step_of gives and the node's message; `after` checks what
+// the failed run left.
 struct link_failure {
   int at;
   std::string_view node;
 };
-template <class App>
-void check_link_failures(const App& app, std::initializer_list<link_failure> failures) {
+template <class State, class App, class StepOf, class After>
+void check_node_failures(const App& app, int& failing, std::initializer_list<link_failure> failures, StepOf step_of,
+                         std::string_view message, After after) {
   for (auto [at, node] : failures) {
-    failing_link = at;
+    failing = at;
     try {
-      app.invoke(Big{});
+      app.invoke(State{});
       FAIL("expected node_error");
     } catch (const sg::node_error& e) {
       CHECK(e.node() == node);
-      CHECK(e.step() == static_cast<std::size_t>(at) + 1);
-      CHECK(std::string(e.what()).find("link broke") != std::string::npos);
+      CHECK(e.step() == step_of(at));
+      CHECK(std::string(e.what()).find(message) != std::string::npos);
     }
+    after();
   }
-  failing_link = -1;
+  failing = -1;
+}
+// The links of the chain and the loop: link<I> runs in step I + 1 (the first round's).
+template <class App>
+void check_link_failures(const App& app, std::initializer_list<link_failure> failures) {
+  check_node_failures<Big>(
+      app, failing_link, failures, [](int at) { return static_cast<std::size_t>(at) + 1; }, "link broke", [] {});
 }
 
 // A written value that counts its live objects: a step's result left undestroyed, or
@@ -249,20 +258,12 @@ TEST_CASE("a step of 200 nodes in the general step: results merged in node order
   }
   CHECK(counted::live == 0);
   // A leaf that throws fails the step: the results of the leaves that ran are destroyed too.
-  for (auto [at, node] : {link_failure{0, sg::node_traits<leaf<0>>::name}, link_failure{150, sg::node_traits<leaf<150>>::name},
-                          link_failure{leaves - 1, sg::node_traits<leaf<leaves - 1>>::name}}) {
-    failing_leaf = at;
-    try {
-      app.invoke(Wide{});
-      FAIL("expected node_error");
-    } catch (const sg::node_error& e) {
-      CHECK(e.node() == node);
-      CHECK(e.step() == 2);
-      CHECK(std::string(e.what()).find("leaf broke") != std::string::npos);
-    }
-    CHECK(counted::live == 0);
-  }
-  failing_leaf = -1;
+  check_node_failures<Wide>(
+      app, failing_leaf,
+      {{0, sg::node_traits<leaf<0>>::name},
+       {150, sg::node_traits<leaf<150>>::name},
+       {leaves - 1, sg::node_traits<leaf<leaves - 1>>::name}},
+      [](int) { return std::size_t{2}; }, "leaf broke", [] { CHECK(counted::live == 0); });
   // The same graph on the sequential executor runs a fixed plan: the same values.
   Wide fixed = sg::compile<fan>().invoke(Wide{});
   CHECK(static_cast<int>(fixed.count) == leaves + 1);
