@@ -49,7 +49,7 @@ function(stategraph_add_rule_tests)
   file(GLOB_RECURSE rule_pch_depends CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/stategraph/*.hpp)
   set(rule_pch_root ${CMAKE_CURRENT_BINARY_DIR}/rule_pch)
   set(rule_pch_outputs "")
-  foreach(header stategraph/stategraph.hpp stategraph/checkpoint.hpp)
+  foreach(header stategraph/stategraph.hpp stategraph/checkpoint.hpp stategraph/asio.hpp stategraph/checkpoint/asio.hpp)
     string(MAKE_C_IDENTIFIER "${header}" id)
     set(wrapper ${rule_pch_root}/src/${id}.h)
     file(CONFIGURE OUTPUT ${wrapper} CONTENT "#include <${header}>\n")  # rewritten only when changed
