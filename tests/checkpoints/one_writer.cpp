@@ -136,8 +136,10 @@ TEST_CASE_TEMPLATE("one writer per thread: two OS threads, with one app or one e
       busy += o.busy;
       returned.insert(returned.end(), o.returned.begin(), o.returned.end());
     }
-    const std::string what = std::string(F::name) + (retry ? ", retrying: " : ": ");
-    MESSAGE(what << (shared ? "one app, " : "an app each, ") << landed << " invokes returned, " << conflicts
+    // One string: doctest prints a bare `const char*` operand as an address.
+    const std::string what =
+        std::string(F::name) + (retry ? ", retrying: " : ": ") + (shared ? "one app, " : "an app each, ");
+    MESSAGE(what << landed << " invokes returned, " << conflicts
                   << " conflicts, " << busy << " refused as busy");
     // Every message either returned or its writer was told (conflict_error, thread_busy_error).
     if (!retry) CHECK(landed + conflicts + busy == writers * n);
