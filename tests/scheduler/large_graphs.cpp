@@ -120,12 +120,12 @@ std::vector<int> rounds(int n) {
 // For each node in turn made to throw (`failing` set to its number): the run's node_error
 // names that node, with the step step_of gives and the node's message; `after` checks what
 // the failed run left.
-struct link_failure {
+struct node_failure {
   int at;
   std::string_view node;
 };
 template <class State, class App, class StepOf, class After>
-void check_node_failures(const App& app, int& failing, std::initializer_list<link_failure> failures, StepOf step_of,
+void check_node_failures(const App& app, int& failing, std::initializer_list<node_failure> failures, StepOf step_of,
                          std::string_view message, After after) {
   for (auto [at, node] : failures) {
     failing = at;
@@ -143,7 +143,7 @@ void check_node_failures(const App& app, int& failing, std::initializer_list<lin
 }
 // The links of the chain and the loop: link<I> runs in step I + 1 (the first round's).
 template <class App>
-void check_link_failures(const App& app, std::initializer_list<link_failure> failures) {
+void check_link_failures(const App& app, std::initializer_list<node_failure> failures) {
   check_node_failures<Big>(
       app, failing_link, failures, [](int at) { return static_cast<std::size_t>(at) + 1; }, "link broke", [] {});
 }
