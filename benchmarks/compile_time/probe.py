@@ -9,9 +9,15 @@ that keep its state, nodes and graph type and replace only main():
   parse   main() is empty: the headers and the user's node structs, nothing instantiated.
   rules   main() only asserts sg::rules::check_all on the graph: the analysis (tables, the
           may-run-together exploration) and every rule, no app.
-  calls   main() calls every node and router once, by hand, with its view, and applies
-          each patch with the library's own apply_patch: the node code a graph needs, without
-          the framework around it (the floor a runtime can reach).
+  calls   every node's call (with its view) and the library's apply_patch of its patch in a
+          function of its own, every router's call in one more, main() calling them in order:
+          the node code a graph needs with the library's patches, without the framework
+          around it (the floor a runtime on these patches can reach). One function per node,
+          not one main(): the optimizer's time on one function grows faster than its size
+          (one main of 1,000 nodes' calls takes longer than the whole generated unit).
+  hand    the same work in plain C++, no stategraph header: a plain struct for the state,
+          one function per node that reads what the node reads and then does what its
+          writes do (add, push_back, assign). What the nodes' work costs to compile by hand.
   full    the unit as generated: compile, invoke.
   named   the unit as generated, but the graph declared as `struct G : sg::graph<...> {};`
           instead of `using G = sg::graph<...>;`: every symbol that carries the graph type
@@ -55,14 +61,61 @@ def variant(source, kind):
         return head + ("\nint main() {\n  static_assert(sg::rules::check_all<G, sg::analysis<G>, "
                        "sg::detail::any_context>());\n}\n")
     nodes, routers = nodes_and_routers(source)
-    lines = ["\nint main() {", "  State s{};", "  int chosen = 0;"]
+    if kind == "hand":
+        return hand_unit(source, nodes, routers)
+    lines = []
     for n in nodes:
+        lines.append(f"[[gnu::noinline]] void call_{n}(State& s) {{")
         lines.append(f"  sg::detail::apply_patch(s, {n}{{}}(sg::view<State, {n}::reads>(s)), nullptr);")
+        lines.append("}")
+    lines.append("[[gnu::noinline]] int call_routers([[maybe_unused]] const State& s) {")
+    lines.append("  int chosen = 0;")
     for r in routers:
         lines.append(f"  chosen += static_cast<int>({r}{{}}(sg::view<State, {r}::reads>(s)).index());")
-    lines.append("  return static_cast<int>(s.counter) + chosen == 0 ? 1 : 0;")
+    lines.append("  return chosen;")
     lines.append("}")
-    return head + "\n".join(lines) + "\n"
+    lines += ["int main() {", "  State s{};"]
+    lines += [f"  call_{n}(s);" for n in nodes]
+    lines.append("  return static_cast<int>(s.counter) + call_routers(s) == 0 ? 1 : 0;")
+    lines.append("}")
+    return head + "\n" + "\n".join(lines) + "\n"
+
+
+WRITE = re.compile(r"sg::write<&State::(\w+)>\((.*?)\)(?= \| |; \}$)")
+# What a write to each of the generated state's channels does, by hand.
+HAND_APPLY = {"counter": "s.counter += {};", "log": "s.log.push_back({});", "last": "s.last = {};",
+              "choice": "s.choice = {};"}
+
+
+def hand_unit(source, nodes, routers):
+    """The `hand` unit: the generated nodes' work on a plain struct, one function each."""
+    bodies = {m.group(1): m.group(2) for m in STRUCT.finditer(source)}
+    out = ["// The generated graph's node work by hand (probe.py, kind `hand`).", "#include <string>",
+           "#include <vector>", "", "struct State {", "  int counter = 0;", "  std::vector<std::string> log;",
+           "  int last = 0;", "  int choice = 0;", "};"]
+    for n in nodes:
+        call = next(line for line in bodies[n].splitlines() if "operator()" in line)
+        writes = WRITE.findall(call)
+        if not writes:
+            raise SystemExit(f"probe.py: no write found in node {n}")
+        out.append(f"[[gnu::noinline]] void call_{n}(State& s) {{")
+        # The node reads its snapshot first; its writes are applied after, in order.
+        for k, (_, value) in enumerate(writes):
+            value = value.replace("in.get<&State::counter>()", "s.counter")
+            out.append(f"  auto v{k} = {value};")
+        for k, (channel, _) in enumerate(writes):
+            out.append("  " + HAND_APPLY[channel].format(f"std::move(v{k})"))
+        out.append("}")
+    out.append("[[gnu::noinline]] int call_routers([[maybe_unused]] const State& s) {")
+    out.append("  int chosen = 0;")
+    out += ["  chosen += s.counter % 2 == 0 ? 0 : 1;" for _ in routers]
+    out.append("  return chosen;")
+    out.append("}")
+    out += ["int main() {", "  State s{};"]
+    out += [f"  call_{n}(s);" for n in nodes]
+    out.append("  return s.counter + call_routers(s) == 0 ? 1 : 0;")
+    out.append("}")
+    return "\n".join(out) + "\n"
 
 
 def main():
@@ -75,7 +128,7 @@ def main():
     for g in args.graphs.split(","):
         with open(os.path.join(args.gen, f"{g}.cpp")) as f:
             source = f.read()
-        for kind in ("parse", "rules", "calls", "full", "named"):
+        for kind in ("parse", "rules", "calls", "hand", "full", "named"):
             with open(os.path.join(args.out, f"{g}.{kind}.cpp"), "w") as f:
                 f.write(variant(source, kind))
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Compiles the probe units of probe.py (parse / rules / calls / full, see there) and prints
+# Compiles the probe units of probe.py (parse / rules / calls / hand / full, see there) and prints
 # CPU seconds (user + sys) and peak memory of each, as CSV on stdout.
 #
 #   benchmarks/compile_time/probe.sh [--graphs chain_50,chain_200,...] [--compilers "g++ clang++"]
-#       [--include DIR] [--kinds parse,rules,calls,full,named]
+#       [--include DIR] [--kinds parse,rules,calls,hand,full,named]
 #
 # --include compiles against another copy of the headers (an experiment outside the tree).
 # Prints to stdout only (redirect it into the build folder to keep it). Environment:
@@ -18,7 +18,7 @@ build=${BUILD_DIR:-$build_top/bench-compile-time}
 graphs=chain_50,chain_200,dag_50,dag_200
 compilers="g++ clang++"
 include=$repo/include
-kinds=parse,rules,calls,full
+kinds=parse,rules,calls,hand,full
 while [[ $# -gt 0 ]]; do
   case $1 in
     --graphs) graphs=$2; shift 2 ;;
