@@ -58,6 +58,37 @@ static_assert(
 using distinct_500 = boost::mp11::mp_iota_c<500>;
 static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<distinct_500, boost::mp11::mp_reverse<distinct_500>>>,
                              distinct_500>);
+// Types that print alike (two lambdas from one macro; two local classes of one function):
+// with Clang, unique_t finds first appearances by the printed names, checks every mention,
+// and takes the fold for such a list; the lists are the same either way.
+#define UNIQUE_TWO_LAMBDAS     \
+  inline auto alike_a = [] {}; \
+  inline auto alike_b = [] {};
+UNIQUE_TWO_LAMBDAS
+#undef UNIQUE_TWO_LAMBDAS
+using alike_a_t = decltype(alike_a);
+using alike_b_t = decltype(alike_b);
+static_assert(
+    std::is_same_v<unique_t<list<alike_a_t, alike_b_t, alike_a_t, mid, alike_b_t>>, list<alike_a_t, alike_b_t, mid>>);
+inline auto two_local_classes() {
+  struct local {};
+  auto inner = [] {
+    struct local {};
+    return local{};
+  };
+  return list<local, decltype(inner())>{};
+}
+using two_locals = decltype(two_local_classes());
+static_assert(!std::is_same_v<boost::mp11::mp_front<two_locals>, boost::mp11::mp_back<two_locals>>);
+static_assert(
+    std::is_same_v<unique_t<boost::mp11::mp_append<two_locals, boost::mp11::mp_reverse<two_locals>>>, two_locals>);
+#if defined(__clang__)
+static_assert(sg::detail::unique_choice<mid, zed, mid, alpha>::by_name::exact);   // the linear path
+static_assert(!sg::detail::unique_choice<alike_a_t, alike_b_t>::by_name::exact);  // the fold
+using local_a = boost::mp11::mp_front<two_locals>;
+using local_b = boost::mp11::mp_back<two_locals>;
+static_assert(!sg::detail::unique_choice<local_a, local_b>::by_name::exact);
+#endif
 
 // detail::table_at replaces mp_at_c for a graph's nodes on g++: every element of a list,
 // including duplicates and the last of 500, is the one mp_at_c gives.

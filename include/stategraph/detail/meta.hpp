@@ -182,7 +182,78 @@ auto unique_fold(Acc acc) {
   }
 }
 template <class... T>
-using unique_mp_list = typename decltype(unique_fold<unique_start, 0, T...>({}))::list;
+struct fold_unique {
+  using type = typename decltype(unique_fold<unique_start, 0, T...>({}))::list;
+};
+
+// With Clang, a linear dedup: each mention's first appearance is found in one pass over a
+// hash table of the hashes of the types' printed names (each hashed once per type, in a
+// constant evaluation of its own), the first appearances are kept, and every mention is then
+// checked to be one of the types kept (a base of one class). Two types that print alike
+// (lambdas from one macro, local classes) or whose hashes collide fail the check, and the
+// list takes the fold above. Picking a mention by index instead (__type_pack_element) is
+// quadratic again: Clang keys each use by the whole pack. With g++ this path takes longer
+// than the fold, so g++ keeps the fold.
+template <class T>
+constexpr std::string_view pretty_type();
+constexpr std::uint64_t name_hash(std::string_view s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+template <class T>
+struct hashed_name {
+  static constexpr std::uint64_t hash = name_hash(pretty_type<T>());
+};
+template <std::size_t M>
+struct first_mentions {
+  std::array<std::size_t, M> first_of{};  // each mention's first appearance
+};
+template <class... T>
+constexpr first_mentions<sizeof...(T)> find_first_mentions() {
+  constexpr std::size_t m = sizeof...(T);
+  constexpr std::size_t cap = [] {
+    std::size_t c = 16;
+    while (c < 2 * m) c *= 2;
+    return c;
+  }();
+  const std::uint64_t hashes[] = {hashed_name<T>::hash...};
+  std::array<std::size_t, cap> table{};  // a mention's index + 1; 0 is free
+  first_mentions<m> out{};
+  for (std::size_t i = 0; i < m; ++i) {
+    std::size_t at = hashes[i] & (cap - 1);
+    while (table[at] != 0 && hashes[table[at] - 1] != hashes[i]) at = (at + 1) & (cap - 1);
+    if (table[at] == 0) table[at] = i + 1;
+    out.first_of[i] = table[at] - 1;
+  }
+  return out;
+}
+template <class List>
+struct kept_types;
+template <class... U>
+struct kept_types<mp_list<U...>> : seen_tag<U>... {};
+template <class Seq, class... T>
+struct name_unique;
+template <std::size_t... I, class... T>
+struct name_unique<std::index_sequence<I...>, T...> {
+  static constexpr first_mentions<sizeof...(T)> plan = find_first_mentions<T...>();
+  struct picked {
+    using type = boost::mp11::mp_append<mp_list<>, std::conditional_t<plan.first_of[I] == I, mp_list<T>, mp_list<>>...>;
+  };
+  using kept = kept_types<typename picked::type>;
+  static constexpr bool exact = all_true(std::array<bool, sizeof...(T)>{__is_base_of(seen_tag<T>, kept)...});
+};
+template <class... T>
+struct unique_choice {
+  using by_name = name_unique<std::index_sequence_for<T...>, T...>;
+  using type = typename std::conditional_t<by_name::exact, typename by_name::picked, fold_unique<T...>>::type;
+};
+template <>
+struct unique_choice<> {
+  using type = mp_list<>;
+};
+template <class... T>
+using unique_mp_list = typename unique_choice<T...>::type;
 #else
 template <class... T>
 using unique_mp_list = typename decltype((unique_start{} + ... + unique_item<T>{}))::list;
