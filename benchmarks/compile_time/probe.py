@@ -68,17 +68,19 @@ def variant(source, kind):
         lines.append(f"[[gnu::noinline]] void call_{n}(State& s) {{")
         lines.append(f"  sg::detail::apply_patch(s, {n}{{}}(sg::view<State, {n}::reads>(s)), nullptr);")
         lines.append("}")
-    lines.append("[[gnu::noinline]] int call_routers([[maybe_unused]] const State& s) {")
-    lines.append("  int chosen = 0;")
-    for r in routers:
-        lines.append(f"  chosen += static_cast<int>({r}{{}}(sg::view<State, {r}::reads>(s)).index());")
-    lines.append("  return chosen;")
-    lines.append("}")
-    lines += ["int main() {", "  State s{};"]
-    lines += [f"  call_{n}(s);" for n in nodes]
-    lines.append("  return static_cast<int>(s.counter) + call_routers(s) == 0 ? 1 : 0;")
-    lines.append("}")
+    lines += routers_and_main(nodes, [f"static_cast<int>({r}{{}}(sg::view<State, {r}::reads>(s)).index())"
+                                      for r in routers], "static_cast<int>(s.counter)")
     return head + "\n" + "\n".join(lines) + "\n"
+
+
+def routers_and_main(nodes, choices, counter):
+    """One function summing the routers' choices, and a main() calling every node's function."""
+    lines = ["[[gnu::noinline]] int call_routers([[maybe_unused]] const State& s) {", "  int chosen = 0;"]
+    lines += [f"  chosen += {c};" for c in choices]
+    lines += ["  return chosen;", "}", "int main() {", "  State s{};"]
+    lines += [f"  call_{n}(s);" for n in nodes]
+    lines += [f"  return {counter} + call_routers(s) == 0 ? 1 : 0;", "}"]
+    return lines
 
 
 WRITE = re.compile(r"sg::write<&State::(\w+)>\((.*?)\)(?= \| |; \}$)")
@@ -106,15 +108,7 @@ def hand_unit(source, nodes, routers):
         for k, (channel, _) in enumerate(writes):
             out.append("  " + HAND_APPLY[channel].format(f"std::move(v{k})"))
         out.append("}")
-    out.append("[[gnu::noinline]] int call_routers([[maybe_unused]] const State& s) {")
-    out.append("  int chosen = 0;")
-    out += ["  chosen += s.counter % 2 == 0 ? 0 : 1;" for _ in routers]
-    out.append("  return chosen;")
-    out.append("}")
-    out += ["int main() {", "  State s{};"]
-    out += [f"  call_{n}(s);" for n in nodes]
-    out.append("  return s.counter + call_routers(s) == 0 ? 1 : 0;")
-    out.append("}")
+    out += routers_and_main(nodes, ["s.counter % 2 == 0 ? 0 : 1" for _ in routers], "s.counter")
     return "\n".join(out) + "\n"
 
 
