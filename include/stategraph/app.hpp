@@ -322,7 +322,7 @@ class app {
   // in its length (see task_table). One per node made compile time cubic in the node count.
   template <std::size_t I, class Ctx>
   using plain_t = std::bool_constant<detail::callable_with<node_t<I>, state_type, Ctx>()>;
-  struct no_result {};
+  using no_result = detail::no_result;
   template <std::size_t I, class Ctx>
   struct result_slot {
     using type = no_result;
@@ -562,45 +562,31 @@ class app {
     } catch (...) {
       detail::fail_attempt(node_names[i], at.step + 1);
     }
-    finish_table<Ctx>[i](*this, i, result, state, at);
+    finish_alone<Ctx>(i, result, state, at);
     return true;
   }
 
-  // The barrier and the next frontier of a step of one node. Keyed by the result's type, not
-  // the node (nodes that write the same channels share it); destroys the result.
-  template <class Result>
-  static void finish_alone(const app& self, std::size_t i, void* result, state_type& state, position_type& at) {
-    Result& r = *std::launder(static_cast<Result*>(result));
-    struct destroy {
-      Result& r;
-      ~destroy() { r.~Result(); }
-    } destroy_after{r};
-    using changes = std::conditional_t<A::reactive, channel_set, detail::no_changes>;
-    [[maybe_unused]] changes changed{};
+  // The barrier and the next frontier of a step of one node; destroys the result. The
+  // barrier is node i's entry of a table of detail::lone_merge, keyed by the result's type
+  // and the step's types, not the graph (engine/step.hpp says why).
+  using lone_changes = std::conditional_t<A::reactive, channel_set, detail::no_changes>;
+  template <class Ctx>
+  static constexpr auto lone_merge_table = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<detail::lone_merge_fn<state_type, set, lone_changes, queues_type>, A::size>{
+        detail::lone_merge<result_slot_t<I, Ctx>, detail::merge_names<names, result_slot_t<I, Ctx>>, state_type, set,
+                           lone_changes, queues_type>::value...};
+  }
+  (std::make_index_sequence<A::size>{});
+  template <class Ctx>
+  void finish_alone(std::size_t i, void* result, state_type& state, position_type& at) const {
+    [[maybe_unused]] lone_changes changed{};
     detail::next_set<set> next{};
     // No sends were queued (the caller checked), so this step's sends are the next queues.
-    detail::barrier<names, false>(state, next, &changed, at.sends, r);
-    detail::next_frontier<A>(i, at.arrived, &changed, next,
-                             [&](auto& n) { self.route_alone(i, state, n.nodes, at.sends); });
+    lone_merge_table<Ctx>[i](result, state, next, &changed, at.sends);
+    detail::next_frontier<A>(i, at.arrived, &changed, next, [&](auto& n) { route_alone(i, state, n.nodes, at.sends); });
     at.active = next.nodes;
     at.step += 1;
   }
-  // Per node, from its result slot's type (shared by the nodes whose results have the same
-  // type, so nothing here is instantiated per node): the lone step's barrier, and the
-  // storage a lone step needs for the result.
-  using finish_fn = void (*)(const app&, std::size_t, void*, state_type&, position_type&);
-  template <class Slot>
-  static constexpr finish_fn finish_of() {
-    if constexpr (std::is_same_v<Slot, no_result>)
-      return nullptr;
-    else
-      return &finish_alone<typename Slot::value_type>;
-  }
-  template <class Ctx>
-  static constexpr auto finish_table = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<finish_fn, A::size>{finish_of<result_slot_t<I, Ctx>>()...};
-  }
-  (std::make_index_sequence<A::size>{});
   template <class Ctx>
   static constexpr auto has_plain_call = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<bool, A::size>{plain_t<I, Ctx>::value...};
@@ -962,9 +948,9 @@ class app {
     detail::next_set<set> next{};
     queues_type next_sends{};
   };
-  // The barrier's work for node I: its result merged, then its sends' results in send
-  // order. Called in node order through a table: a node without sends shares merge_plain
-  // with every node whose result has the same type.
+  // The barrier's work for node I in a graph with sends: its result merged, then its sends'
+  // results in send order. Called in node order through a table. (A graph without sends
+  // merges through step_merge_table.)
   template <std::size_t I, class Ctx, class Observer>
   static void merge_task(frame<Ctx, Observer>& f, gathered<Observer>& g, std::size_t) {
     if constexpr (plain_t<I, Ctx>::value)
@@ -972,20 +958,22 @@ class app {
     if constexpr (has_sends && !std::is_same_v<queue_t<I>, detail::no_queue>)
       for (auto& slot : detail::slot_at<I>(f.sent)) merge_one(g, node_names[I], *slot.result);
   }
-  template <class Slot, class Ctx, class Observer>
-  static void merge_plain(frame<Ctx, Observer>& f, gathered<Observer>& g, std::size_t i) {
-    if constexpr (!std::is_same_v<Slot, no_result>)
-      if (g.active.test(i))
-        merge_one(g, node_names[i], *std::launder(static_cast<typename Slot::value_type*>(f.results.place(i))));
-  }
-  // The merge table: keyed by result type in a graph without sends, by node otherwise.
   template <class Ctx, class Observer>
   static constexpr auto merge_table = []<std::size_t... I>(std::index_sequence<I...>) {
     using fn = void (*)(frame<Ctx, Observer>&, gathered<Observer>&, std::size_t);
-    if constexpr (has_sends)
-      return std::array<fn, A::size>{&merge_task<I, Ctx, Observer>...};
-    else
-      return std::array<fn, A::size>{&merge_plain<result_slot_t<I, Ctx>, Ctx, Observer>...};
+    return std::array<fn, A::size>{&merge_task<I, Ctx, Observer>...};
+  }
+  (std::make_index_sequence<A::size>{});
+  // In a graph without sends, node i's result is merged by entry i of a table of
+  // detail::step_merge, keyed by the result's type and the step's types, not the graph
+  // (null for a node with no plain call).
+  template <class Observer>
+  using step_changes = std::conditional_t<gathered<Observer>::tracks, channel_set, detail::no_changes>;
+  template <class Ctx, class Observer>
+  static constexpr auto step_merge_table = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<detail::step_merge_fn<state_type, Observer, set, step_changes<Observer>, queues_type>, A::size>{
+        detail::step_merge<result_slot_t<I, Ctx>, detail::merge_names<names, result_slot_t<I, Ctx>>, state_type, Observer,
+                           set, step_changes<Observer>, queues_type>::value...};
   }
   (std::make_index_sequence<A::size>{});
   template <class Observer, class Result>
@@ -1080,9 +1068,18 @@ class app {
 
     gathered<Observer> g{state, observer, at.active, step_no};
     if constexpr (Observer::persists) observer.before_merge(state);
-    // The results sit in slots chosen at run time: merged through the merge table, in node
-    // order, each by detail::merge_result (merge_one).
-    detail::each_result in_order{[&](auto) { ran.for_each([&](std::size_t i) { merge_table<Ctx, Observer>[i](f, g, i); }); }};
+    // The results sit in slots chosen at run time: merged in node order through the merge
+    // tables, each by detail::merge_result.
+    detail::each_result in_order{[&](auto) {
+      ran.for_each([&](std::size_t i) {
+        if constexpr (has_sends) {
+          merge_table<Ctx, Observer>[i](f, g, i);
+        } else if (g.active.test(i)) {
+          if (auto merge = step_merge_table<Ctx, Observer>[i])
+            merge(f.results.place(i), node_names[i], g.observer, g.step, g.state, g.next, &g.changed, g.next_sends);
+        }
+      });
+    }};
     detail::barrier<names, Observer::persists>(state, g.next, &g.changed, g.next_sends, in_order);
     detail::next_frontier<A>(ran, at.arrived, &g.changed, g.next, [&](auto& n) {
       if constexpr (Routers) run_routers(state, ran, n.nodes, g.next_sends);

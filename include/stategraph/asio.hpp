@@ -397,7 +397,7 @@ struct async_runs {
             if (is_interrupt(failure)) throw error(no_store_for_interrupt);
             fail_node(App::node_names[only], at.step + 1, failure);
           }
-          App::template finish_table<Ctx>[only](app, only, result, state, at);  // destroys the result
+          app.template finish_alone<Ctx>(only, result, state, at);  // destroys the result
         } else if (needs_coroutines<Ctx>(at)) {
           if (!co_await step(app, state, at, context, config, options, deadline.get())) break;
         } else {  // a step of plain nodes and routers: the general step, with no coroutine frame

@@ -154,6 +154,70 @@ template <class Names, bool MarkCleared, class S, class Next, class Changed, cla
   (merge_results<Names>(state, results, next, changed, sends), ...);
 }
 
+// ---- one result type's merge, out of the app -------------------------------------------
+//
+// The app reaches these through tables, one entry per node: each is keyed by the result's
+// type and the step's own types (state, node set, queues), not by the graph. A member of
+// the app per result type has a name that spells the graph, which g++ builds for every
+// function it instantiates, and a real graph's nodes return patches of many types.
+
+struct no_result {};  // the slot of a node with no plain call (it runs only as a send target)
+
+// Whether merging a result needs the graph's names: for its command's targets or its sends.
+// A plain patch does not, and its merge is then keyed by an empty list instead.
+template <class Slot>
+inline constexpr bool merges_targets = false;
+template <class Slot>
+  requires requires { typename Slot::value_type; }
+inline constexpr bool merges_targets<Slot> =
+    !std::is_same_v<decltype(std::declval<typename Slot::value_type&>().next), absent_part> ||
+    Slot::value_type::sends_work;
+template <class Names, class Slot>
+using merge_names = std::conditional_t<merges_targets<Slot>, Names, mp_list<>>;
+
+// A step of one node: the barrier on its result (built at `result`), then the result
+// destroyed, also when a reducer throws.
+template <class S, class Set, class Changed, class Queues>
+using lone_merge_fn = void (*)(void*, S&, next_set<Set>&, Changed*, Queues&);
+template <class Slot, class Names, class S, class Set, class Changed, class Queues>
+struct lone_merge {
+  static void call(void* result, S& state, next_set<Set>& next, Changed* changed, Queues& sends) {
+    using R = typename Slot::value_type;
+    R& r = *std::launder(static_cast<R*>(result));
+    struct destroy {
+      R& r;
+      ~destroy() { r.~R(); }
+    } destroy_after{r};
+    barrier<Names, false>(state, next, changed, sends, r);
+  }
+  static constexpr lone_merge_fn<S, Set, Changed, Queues> value = &call;
+};
+template <class Names, class S, class Set, class Changed, class Queues>
+struct lone_merge<no_result, Names, S, Set, Changed, Queues> {
+  static constexpr lone_merge_fn<S, Set, Changed, Queues> value = nullptr;
+};
+
+// A node's result in the general step's barrier (in node order; the caller clears the
+// ephemeral channels first): its update reported to the observer, then merged.
+template <class S, class Observer, class Set, class Changed, class Queues>
+using step_merge_fn = void (*)(void*, std::string_view, Observer&, std::size_t, S&, next_set<Set>&, Changed*, Queues&);
+template <class Slot, class Names, class S, class Observer, class Set, class Changed, class Queues>
+struct step_merge {
+  static void call(void* result, std::string_view name, Observer& observer, std::size_t step, S& state,
+                   next_set<Set>& next, Changed* changed, Queues& sends) {
+    auto& r = *std::launder(static_cast<typename Slot::value_type*>(result));
+    if constexpr (requires { r.skipped; })
+      if (r.skipped) return;  // skipped for a missing optional seam: no update to report
+    if constexpr (Observer::streams) observer.update(step, name, r.update);
+    merge_result<Names>(state, r, next, changed, sends);
+  }
+  static constexpr step_merge_fn<S, Observer, Set, Changed, Queues> value = &call;
+};
+template <class Names, class S, class Observer, class Set, class Changed, class Queues>
+struct step_merge<no_result, Names, S, Observer, Set, Changed, Queues> {
+  static constexpr step_merge_fn<S, Observer, Set, Changed, Queues> value = nullptr;
+};
+
 // ---- what runs next --------------------------------------------------------------------
 
 // After a step in which `ran` ran: a set of nodes or one node's index. `route(next)` adds
