@@ -66,6 +66,16 @@ flowchart TD
 )txt"));
 }
 
+// A graph declared as a struct deriving from sg::graph<...> draws as the same graph declared
+// with `using` (docs/guide.md, "Large graphs").
+struct agent_loop_struct : sg::graph<Chat, sg::edge<sg::start, agent>, sg::branch<agent, route>, sg::edge<tools, agent>> {};
+
+TEST_CASE("a graph declared as a struct draws as the same graph declared with using") {
+  CHECK(sg::to_mermaid<agent_loop_struct>() == sg::to_mermaid<agent_loop>());
+  CHECK(sg::to_mermaid<agent_loop_struct>().find("agent -.->|route| tools") != std::string::npos);
+  CHECK(sg::to_dot<agent_loop_struct>() == sg::to_dot<agent_loop>());
+}
+
 TEST_CASE("stages: one cluster per stage, in order of first appearance; any_stage nodes stay outside") {
   CHECK(sg::to_mermaid<two_stages>() == text(R"txt(
 flowchart TD
