@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
