@@ -976,12 +976,12 @@ class app {
                            set, step_changes<Observer>, queues_type>::value...};
   }
   (std::make_index_sequence<A::size>{});
+  // A result of a graph with sends (its own or one of its sends'), merged as step_merge does.
   template <class Observer, class Result>
   static void merge_one(gathered<Observer>& g, std::string_view name, Result& r) {
-    if constexpr (requires { r.skipped; })
-      if (r.skipped) return;  // skipped for a missing optional seam: no update to report
-    if constexpr (Observer::streams) g.observer.update(g.step, name, r.update);
-    detail::merge_result<names>(g.state, r, g.next, &g.changed, g.next_sends);
+    using slot = detail::result_tag<Result>;
+    detail::step_merge<slot, detail::merge_names<names, slot>, state_type, Observer, set, step_changes<Observer>,
+                       queues_type>::call(&r, name, g.observer, g.step, g.state, g.next, &g.changed, g.next_sends);
   }
 
   template <class Ctx, class Observer>
