@@ -129,40 +129,61 @@ using table_at = typename decltype(Table::at(static_cast<std::integral_constant<
 // mp_unique takes one recursive step per element, each carrying the rest of the list as
 // template arguments: O(N²) in arguments, about half a second on a 200-node graph's 800 node
 // mentions; and past 900 mentions (g++'s default template depth, a dag of about 225 nodes)
-// the graph did not compile at all. Here a fold expression walks the list once. The types seen so far are a chain of
-// bases (is_base_of answers "seen?"), and the result list only grows when a type is new.
+// the graph did not compile at all. Here a fold expression walks the list once; the types seen
+// so far are bases (is_base_of answers "seen?"), and they only grow when a type is new.
 // The builtin __is_base_of rather than std::is_base_of_v: each use of that variable template is
-// a variable g++ mangles, with the chain in its name: O(N²) bytes of names, O(N³) time.
+// a variable g++ mangles, with the seen types in its name: O(N²) bytes of names, O(N³) time.
 template <class T>
 struct seen_tag {};
 struct seen_none {};
-template <class Prev, class T>
-struct seen_chain : Prev, seen_tag<T> {};
+// The types kept so far, in order: the last few in one flat class (Recent), the earlier ones
+// in full batches chained as bases (Older); "seen?" asks both. A class holds a copy of every
+// base below it, and matching a list's pack copies the list, so a chain of bases or a list
+// grown by one type per step takes memory quadratic in its length; here only the chain of
+// batches grows, one link per batch, and the list is formed once at the end.
+template <class... T>
+struct seen_batch : seen_tag<T>... {};
+template <class Older, class Batch>
+struct seen_chain : Older, Batch {};
+inline constexpr std::size_t seen_batch_size = 32;
+template <class Older, class Recent>
+struct kept_types_of;
+template <class... R>
+struct kept_types_of<seen_none, seen_batch<R...>> {
+  using type = mp_list<R...>;
+};
+template <class Older, class... B, class... R>
+struct kept_types_of<seen_chain<Older, seen_batch<B...>>, seen_batch<R...>> {
+  using type = typename kept_types_of<Older, seen_batch<B..., R...>>::type;
+};
 template <class T>
 struct unique_item {};
 // The accumulator is a class nested in a template, and the operator+ that steps it takes the
 // accumulator's base: argument-dependent lookup then does not visit the types seen so far
 // (they are the template's arguments), which made each step O(N).
-template <class Chain, class List>
+template <class Older, class Recent>
 struct unique_base {};
-template <class Chain, class List>
+template <class Older, class Recent>
 struct unique_state {
-  struct acc : unique_base<Chain, List> {
-    using list = List;
+  struct acc : unique_base<Older, Recent> {
+    using older = Older;
+    using recent = Recent;
   };
 };
-template <bool Seen, class Chain, class List, class T>
+template <bool Seen, class Older, class Recent, class T>
 struct unique_next {
-  using type = typename unique_state<Chain, List>::acc;
+  using type = typename unique_state<Older, Recent>::acc;
 };
-template <class Chain, class... U, class T>
-struct unique_next<false, Chain, mp_list<U...>, T> {
-  using type = typename unique_state<seen_chain<Chain, T>, mp_list<U..., T>>::acc;
+template <class Older, class... R, class T>
+struct unique_next<false, Older, seen_batch<R...>, T> {
+  using type = typename std::conditional_t<(sizeof...(R) + 1 < seen_batch_size),
+                                           unique_state<Older, seen_batch<R..., T>>,
+                                           unique_state<seen_chain<Older, seen_batch<R..., T>>, seen_batch<>>>::acc;
 };
-template <class Chain, class List, class T>
-auto operator+(const unique_base<Chain, List>&, unique_item<T>) ->
-    typename unique_next<__is_base_of(seen_tag<T>, Chain), Chain, List, T>::type;
-using unique_start = unique_state<seen_none, mp_list<>>::acc;
+template <class Older, class Recent, class T>
+auto operator+(const unique_base<Older, Recent>&, unique_item<T>) ->
+    typename unique_next<__is_base_of(seen_tag<T>, Older) || __is_base_of(seen_tag<T>, Recent), Older, Recent, T>::type;
+using unique_start = unique_state<seen_none, seen_batch<>>::acc;
 
 #if defined(__clang__)
 // Clang caps a fold expression at 256 operands (its -fbracket-depth): fold in chunks, each
@@ -183,7 +204,8 @@ auto unique_fold(Acc acc) {
 }
 template <class... T>
 struct fold_unique {
-  using type = typename decltype(unique_fold<unique_start, 0, T...>({}))::list;
+  using acc = decltype(unique_fold<unique_start, 0, T...>({}));
+  using type = typename kept_types_of<typename acc::older, typename acc::recent>::type;
 };
 
 // With Clang, a linear dedup: each mention's first appearance is found in one pass over a
@@ -256,7 +278,12 @@ template <class... T>
 using unique_mp_list = typename unique_choice<T...>::type;
 #else
 template <class... T>
-using unique_mp_list = typename decltype((unique_start{} + ... + unique_item<T>{}))::list;
+struct fold_unique {
+  using acc = decltype((unique_start{} + ... + unique_item<T>{}));
+  using type = typename kept_types_of<typename acc::older, typename acc::recent>::type;
+};
+template <class... T>
+using unique_mp_list = typename fold_unique<T...>::type;
 #endif
 
 template <class List>
