@@ -52,7 +52,7 @@ class app {
   using executor_type = Executor;
   // Graphs without sends keep no queues (rather than one empty queue type per node).
   using queues_type =
-      std::conditional_t<detail::send_plan<A>::any, typename detail::send_plan<A>::queues, std::tuple<>>;
+      typename std::conditional_t<detail::send_plan<A>::any, detail::send_queues<A>, std::type_identity<std::tuple<>>>::type;
   using position_type = run_position<A, queues_type>;
   using channel_set = detail::node_set<channel_count<state_type>>;
   static constexpr std::size_t node_count = A::size;
@@ -230,7 +230,12 @@ class app {
 
   // The payload queue a node keeps for the sends it receives (no_queue when none).
   template <std::size_t I>
-  using queue_for_node = boost::mp11::mp_at_c<typename detail::send_plan<A>::queues, I>;
+  struct queue_at {
+    using type = boost::mp11::mp_at_c<queues_type, I>;
+  };
+  template <std::size_t I>
+  using queue_for_node =
+      typename std::conditional_t<detail::send_plan<A>::any, queue_at<I>, std::type_identity<detail::no_queue>>::type;
 
   static constexpr std::array<std::string_view, A::size> node_names =
       []<std::size_t... I>(std::index_sequence<I...>) {

@@ -30,35 +30,56 @@ void enqueue(Queues& queues, std::vector<send_to<T, P>>&& many) {
   for (auto& s : many) q.push_back(std::move(s.payload));
 }
 
+// What node N of a graph of state S sends, keyed by S and N rather than by the graph (see
+// schedule.hpp on symbol names; a member template of send_plan<A> cost each node ~30 KB).
+template <class S>
+struct sends_of_node {
+  template <class N>
+  using fn = typename send_traits<typename call_result<N, S, any_context>::type>::sends;
+};
+// The queue a node keeps for the sends it receives, given all the sends of a graph (All):
+// a vector of the first send's payload to it, or no_queue.
+template <class Name>
+struct sent_to {
+  template <class Send>
+  using fn = std::is_same<typename Send::target_type, Name>;
+};
+template <class All, class Name, std::size_t At = boost::mp11::mp_find_if_q<All, sent_to<Name>>::value,
+          bool Found = (At < boost::mp11::mp_size<All>::value)>
+struct queue_in {
+  using type = std::vector<decltype(boost::mp11::mp_at_c<All, At>::payload)>;
+};
+template <class All, class Name, std::size_t At>
+struct queue_in<All, Name, At, false> {
+  using type = no_queue;
+};
+template <class All>
+struct queue_in_q {
+  template <class Name>
+  using fn = typename queue_in<All, Name>::type;
+};
+
 // Which nodes receive sends, and with which payload type: the payload of the first
 // send<Target>(…) found among the nodes' and routers' results.
 template <class A>
 struct send_plan {
   using state_type = typename A::state_type;
-  template <class N>
-  using node_sends = typename send_traits<typename call_result<N, state_type, any_context>::type>::sends;
   template <class Br>
   using router_sends = typename send_traits<typename A::template branch_parts<Br>::go_type>::sends;
-  using all = boost::mp11::mp_flatten<boost::mp11::mp_append<boost::mp11::mp_transform<node_sends, typename A::nodes>,
-                                                             boost::mp11::mp_transform<router_sends, typename A::branches>>>;
-
+  using all = boost::mp11::mp_flatten<
+      boost::mp11::mp_append<boost::mp11::mp_transform_q<sends_of_node<state_type>, typename A::nodes>,
+                             boost::mp11::mp_transform<router_sends, typename A::branches>>>;
   template <class Name>
-  struct to {
-    template <class Send>
-    using fn = std::is_same<typename Send::target_type, Name>;
-  };
-  template <class Name, std::size_t At = boost::mp11::mp_find_if_q<all, to<Name>>::value>
-  struct queue_of {
-    using type = std::vector<decltype(boost::mp11::mp_at_c<all, At>::payload)>;
-  };
-  template <class Name>
-  struct queue_of<Name, boost::mp11::mp_size<all>::value> {
-    using type = no_queue;
-  };
-  template <class Name>
-  using queue_for = typename queue_of<Name>::type;
-  using queues = boost::mp11::mp_rename<boost::mp11::mp_transform<queue_for, typename A::names>, std::tuple>;
+  using queue_for = typename queue_in<all, Name>::type;
   static constexpr bool any = boost::mp11::mp_size<all>::value > 0;
+};
+// Every node's queue, in node order (a tuple). Not a member of send_plan: a graph without
+// sends never forms it (one lookup per node, each ~100 KB at a thousand nodes).
+template <class A>
+struct send_queues {
+  using type =
+      boost::mp11::mp_rename<boost::mp11::mp_transform_q<queue_in_q<typename send_plan<A>::all>, typename A::names>,
+                             std::tuple>;
 };
 
 }  // namespace detail

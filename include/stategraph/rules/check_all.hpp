@@ -274,12 +274,17 @@ constexpr bool check_routers(stategraph::detail::mp_list<Br...>*) {
       std::bool_constant<check_router<S, typename A::template branch_parts<Br>::router,
                                       typename A::template branch_parts<Br>::go_type>()>::value...});
 }
+struct no_payload {
+  using type = void;
+};
 template <class A, class Ctx, class... Name, class... N>
 constexpr bool check_nodes(stategraph::detail::mp_list<Name...>*, stategraph::detail::mp_list<N...>*) {
+  // In a graph without sends no node receives a payload: nothing to look up per node.
+  constexpr bool sends = stategraph::detail::send_plan<A>::any;
   return stategraph::detail::all_true(std::array<bool, sizeof...(N)>{
       std::bool_constant<check_node<typename A::state_type, Name, N, Ctx,
                                     typename detail::first_stray_target<A, N>::type,
-                                    typename payload_of<A, Name>::type>()>::value...});
+                                    typename std::conditional_t<sends, payload_of<A, Name>, no_payload>::type>()>::value...});
 }
 
 // All rules, in the order that keeps one mistake to one message.
