@@ -277,14 +277,27 @@ constexpr bool check_routers(stategraph::detail::mp_list<Br...>*) {
 struct no_payload {
   using type = void;
 };
+// Invoked without a context, a node that takes none, declares no seam, is no subgraph and
+// receives no sends is checked exactly as sg::compile checked it (with any_context): that
+// check is reused rather than instantiated again.
+template <class S, class N, class Ctx, class Payload>
+using node_check_context = std::conditional_t<
+    std::is_same_v<Ctx, stategraph::detail::no_context> && std::is_void_v<Payload> &&
+        std::is_void_v<typename node_traits<N>::seam> && !requires { typename N::child_graph; } &&
+        !stategraph::detail::callable_as<const N&, stategraph::detail::node_view_t<N, S>,
+                                         stategraph::detail::any_context&>,
+    stategraph::detail::any_context, Ctx>;
+template <class A, class Name, bool Sends>
+using payload_t = typename std::conditional_t<Sends, payload_of<A, Name>, no_payload>::type;
 template <class A, class Ctx, class... Name, class... N>
 constexpr bool check_nodes(stategraph::detail::mp_list<Name...>*, stategraph::detail::mp_list<N...>*) {
+  using S = typename A::state_type;
   // In a graph without sends no node receives a payload: nothing to look up per node.
   constexpr bool sends = stategraph::detail::send_plan<A>::any;
   return stategraph::detail::all_true(std::array<bool, sizeof...(N)>{
-      std::bool_constant<check_node<typename A::state_type, Name, N, Ctx,
+      std::bool_constant<check_node<S, Name, N, node_check_context<S, N, Ctx, payload_t<A, Name, sends>>,
                                     typename detail::first_stray_target<A, N>::type,
-                                    typename std::conditional_t<sends, payload_of<A, Name>, no_payload>::type>()>::value...});
+                                    payload_t<A, Name, sends>>()>::value...});
 }
 
 // All rules, in the order that keeps one mistake to one message.
