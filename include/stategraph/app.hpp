@@ -51,8 +51,8 @@ class app {
   using analysis_type = A;
   using executor_type = Executor;
   // Graphs without sends keep no queues (rather than one empty queue type per node).
-  using queues_type =
-      typename std::conditional_t<detail::send_plan<A>::any, detail::send_queues<A>, std::type_identity<std::tuple<>>>::type;
+  using queues_type = typename std::conditional_t<detail::send_plan<A>::any, detail::send_queues<A>,
+                                                  std::type_identity<std::tuple<>>>::type;
   using position_type = run_position<A, queues_type>;
   using channel_set = detail::node_set<channel_count<state_type>>;
   static constexpr std::size_t node_count = A::size;

@@ -30,8 +30,8 @@ void enqueue(Queues& queues, std::vector<send_to<T, P>>&& many) {
   for (auto& s : many) q.push_back(std::move(s.payload));
 }
 
-// What node N of a graph of state S sends, keyed by S and N rather than by the graph (see
-// schedule.hpp on symbol names; a member template of send_plan<A> cost each node ~30 KB).
+// What node N of a graph of state S sends, keyed by S and N rather than by the graph: a
+// member template of send_plan<A> made each node an instantiation keyed by the whole graph.
 template <class S>
 struct sends_of_node {
   template <class N>
@@ -73,8 +73,8 @@ struct send_plan {
   using queue_for = typename queue_in<all, Name>::type;
   static constexpr bool any = boost::mp11::mp_size<all>::value > 0;
 };
-// Every node's queue, in node order (a tuple). Not a member of send_plan: a graph without
-// sends never forms it (one lookup per node, each ~100 KB at a thousand nodes).
+// Every node's queue, in node order (a tuple). Not a member of send_plan, so that a graph
+// without sends never forms it: that is one lookup per node, each keyed by the graph.
 template <class A>
 struct send_queues {
   using type =

@@ -58,8 +58,9 @@ static_assert(
 using distinct_32 = boost::mp11::mp_iota_c<32>;
 using distinct_33 = boost::mp11::mp_iota_c<33>;
 static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<distinct_32, distinct_32>>, distinct_32>);
-static_assert(std::is_same_v<unique_t<boost::mp11::mp_append<distinct_33, list<zed>, boost::mp11::mp_reverse<distinct_33>>>,
-                             boost::mp11::mp_push_back<distinct_33, zed>>);
+static_assert(
+    std::is_same_v<unique_t<boost::mp11::mp_append<distinct_33, list<zed>, boost::mp11::mp_reverse<distinct_33>>>,
+                   boost::mp11::mp_push_back<distinct_33, zed>>);
 // 1,000 mentions: past g++'s default template depth of 900, where mp_unique's recursion
 // stopped graphs of more than about 225 nodes (4 mentions per node) from compiling.
 using distinct_500 = boost::mp11::mp_iota_c<500>;

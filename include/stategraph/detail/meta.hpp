@@ -176,9 +176,9 @@ struct unique_next {
 };
 template <class Older, class... R, class T>
 struct unique_next<false, Older, seen_batch<R...>, T> {
-  using type = typename std::conditional_t<(sizeof...(R) + 1 < seen_batch_size),
-                                           unique_state<Older, seen_batch<R..., T>>,
-                                           unique_state<seen_chain<Older, seen_batch<R..., T>>, seen_batch<>>>::acc;
+  using type =
+      typename std::conditional_t<(sizeof...(R) + 1 < seen_batch_size), unique_state<Older, seen_batch<R..., T>>,
+                                  unique_state<seen_chain<Older, seen_batch<R..., T>>, seen_batch<>>>::acc;
 };
 template <class Older, class Recent, class T>
 auto operator+(const unique_base<Older, Recent>&, unique_item<T>) ->

@@ -16,7 +16,9 @@ struct Settings {
 struct scale {
   using reads = sg::reads<&State::x>;
   using writes = sg::writes<&State::x>;
-  auto operator()(sg::view<State, reads> in, Settings& s) const { return sg::write<&State::x>(in.get<&State::x>() * s.factor); }
+  auto operator()(sg::view<State, reads> in, Settings& s) const {
+    return sg::write<&State::x>(in.get<&State::x>() * s.factor);
+  }
 };
 
 using G = sg::graph<State, sg::edge<sg::start, scale>, sg::edge<scale, sg::end>>;
