@@ -979,7 +979,7 @@ struct async_runs {
                                          typename App::queues_type& sends) {
     using R = typename App::template router_t<B>;
     using go_type = typename A::template branch_parts<typename A::template branch_at<B>>::go_type;
-    auto choice = co_await detail::slot_at<B>(app.routers_)(node_view_t<R, S>(state));
+    auto choice = co_await detail::slot_at<B>(app.routers_)(node_view_t<R, S>{declared_view_t<R, S>(state)});
     if constexpr (is_go<go_type>::value)
       add_chosen(next, choice, A::branch_table[B].target_list.data());
     else

@@ -106,12 +106,11 @@ struct view_access {
 // The view the library hands a node: an sg::view that knows its node, so a read outside
 // `reads` in a generic (`auto`) call operator, checked when the library instantiates it,
 // names the node (SG001). A call operator taking sg::view<State, reads> receives the base:
-// its body was checked when it was parsed, before any node was known.
+// its body was checked when it was parsed, before any node was known. An aggregate, built
+// as `{view}`: a constructor would be one more function per node for the compiler to optimise.
 template <class State, class Reads, class Node>
 class node_view : public view<State, Reads> {
  public:
-  using view<State, Reads>::view;
-
   template <auto Channel>
   constexpr decltype(auto) get() const noexcept {
     if constexpr (!rules::reads_declared<Channel, Reads>) {
@@ -386,9 +385,9 @@ class view_for : public detail::node_view<State, typename detail::reads_or<Node,
   using base = detail::node_view<State, declared_reads, Node>;
 
  public:
-  constexpr explicit view_for(const State& s) noexcept : base(s) {}
+  constexpr explicit view_for(const State& s) noexcept : base{view<State, declared_reads>(s)} {}
   constexpr view_for(const view<State, declared_reads>& v) noexcept  // NOLINT: implicit, as the library passes its view
-      : base(detail::view_access::state(v)) {}
+      : base{v} {}
 };
 
 }  // namespace stategraph

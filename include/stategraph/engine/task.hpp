@@ -235,13 +235,14 @@ constexpr const T& slot_at(const slot<I, T>& s) noexcept {
 }
 
 // Where each element of a slots object lies within it (the same for every object of the
-// type): read once off an object, so that element i is reached without a function per i.
+// type): read once off an object, so that element i is reached without a function per i
+// (nor one here: each base is named, not deduced by slot_at).
 template <class... T>
 std::array<std::ptrdiff_t, sizeof...(T)> slot_offsets(const slots<T...>& s) {
   const char* base = reinterpret_cast<const char*>(&s);
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<std::ptrdiff_t, sizeof...(T)>{
-        (reinterpret_cast<const char*>(&slot_at<I>(s)) - base)...};
+        (reinterpret_cast<const char*>(&static_cast<const slot<I, T>&>(s).value) - base)...};
   }
   (std::index_sequence_for<T...>{});
 }
@@ -300,9 +301,9 @@ template <class N, class S, class Ctx, class... Payload>
                                                       const Payload&... payload) {
   using view_t = node_view_t<N, S>;
   if constexpr (!std::is_same_v<Ctx, no_context> && callable_as<const N&, view_t, const Payload&..., Ctx&>)
-    return n(view_t(state), payload..., context);
+    return n(view_t{declared_view_t<N, S>(state)}, payload..., context);
   else
-    return n(view_t(state), payload...);
+    return n(view_t{declared_view_t<N, S>(state)}, payload...);
 }
 
 // The result of a node whose optional seam the context may lack: `skipped` when it did, and
@@ -395,10 +396,23 @@ auto timed_attempt(F&& once) {
     throw timed_out(N::timeout.limit);
   return r;
 }
+// What a node called with its view alone returns.
+template <class N, class S>
+using view_call_t = std::remove_cvref_t<decltype(std::declval<const N&>()(std::declval<node_view_t<N, S>>()))>;
+// A node called as it stands: no retry or timeout policy, no optional seam, no context taken,
+// a patch returned. Most nodes are; their call is call_node alone, not the layers above it.
+template <class N, class S, class Ctx>
+concept called_directly =
+    !has_timeout<N> && !has_retry<N> && std::is_void_v<optional_seam_t<N>> &&
+    (std::is_same_v<Ctx, no_context> || !callable_as<const N&, node_view_t<N, S>, Ctx&>) &&
+    std::is_same_v<typename result_kind<view_call_t<N, S>>::patch_type, view_call_t<N, S>>;
+
 // A node's call with its retry policy: what the step keeps in the node's result slot.
 template <class N, class S, class Ctx>
 [[gnu::always_inline]] inline auto call_node(const N& n, const S& state, Ctx& context, const run_config& config) {
-  if constexpr (has_timeout<N>)
+  if constexpr (called_directly<N, S, Ctx>)
+    return step_result<view_call_t<N, S>>{n(node_view_t<N, S>{declared_view_t<N, S>(state)})};
+  else if constexpr (has_timeout<N>)
     return with_node_retries<N>(config,
                                 [&] { return timed_attempt<N>([&] { return call_node_once(n, state, context); }); });
   else if constexpr (has_retry<N>)
@@ -426,11 +440,11 @@ template <class N, class S, class Payload, class Ctx>
 // A router's choice on the merged state.
 template <class R, class S>
 auto call_router(const R& router, const S& state) {
-  using result = std::remove_cvref_t<decltype(router(node_view_t<R, S>(state)))>;
+  using result = std::remove_cvref_t<decltype(router(std::declval<node_view_t<R, S>>()))>;
   if constexpr (async_result<result>::is_async)
-    return async_result<result>::wait(router(node_view_t<R, S>(state)));
+    return async_result<result>::wait(router(node_view_t<R, S>{declared_view_t<R, S>(state)}));
   else
-    return router(node_view_t<R, S>(state));
+    return router(node_view_t<R, S>{declared_view_t<R, S>(state)});
 }
 
 // What a go<...> or go_all<...> chose, into `next`: `targets` are the indices of its
