@@ -365,9 +365,10 @@ struct parallel_write_facts {
 // ---- predicate -------------------------------------------------------------------------
 
 // No two nodes of the graph A analyses that can run in one superstep write one last-value
-// channel, and no send target writes one.
+// channel, and no send target writes one. A graph that runs one node at a time (so has no
+// sends) meets it without its facts being computed.
 template <class A>
-concept no_parallel_last_value_writes = parallel_write_facts<A>::last_value_conflict.first == A::size;
+concept no_parallel_last_value_writes = A::one_at_a_time || parallel_write_facts<A>::last_value_conflict.first == A::size;
 
 // ---- diagnostic ------------------------------------------------------------------------
 
