@@ -368,22 +368,8 @@ class app {
 
   // Per node, the branches that leave it, in branch order: node i's are
   // branches_from.members[branches_from.offsets[i]] ..
-  static constexpr std::array<std::size_t, A::branch_count> branch_sources = [] {
-    std::array<std::size_t, A::branch_count> out{};
-    for (std::size_t b = 0; b < A::branch_count; ++b) out[b] = A::branch_table[b].source;
-    return out;
-  }();
-  // Counted, then placed: O(nodes + branches) constant-evaluation steps, not their product.
-  static constexpr auto branches_from = [] {
-    detail::plan_members<A::size, A::branch_count> out{};
-    for (std::size_t b = 0; b < A::branch_count; ++b)
-      if (branch_sources[b] < A::size) ++out.offsets[branch_sources[b] + 1];
-    for (std::size_t i = 0; i < A::size; ++i) out.offsets[i + 1] += out.offsets[i];
-    std::array<std::size_t, A::size + 1> at = out.offsets;
-    for (std::size_t b = 0; b < A::branch_count; ++b)
-      if (branch_sources[b] < A::size) out.members[at[branch_sources[b]]++] = b;
-    return out;
-  }();
+  static constexpr std::array<std::size_t, A::branch_count> branch_sources = detail::branch_sources_of(A::branch_table);
+  static constexpr auto branches_from = detail::branches_leaving<A::size>(branch_sources);
 
   // Branch B's router on the merged state: its targets into `next`, or its sends into the
   // next step's queues. Called through a table. A router that chooses nodes runs in
@@ -664,23 +650,10 @@ class app {
   static constexpr const typename A::tables* link_table = A::join_count > 0 ? &A::table : nullptr;
   // The nodes that may run again right after themselves (a loop of one node): their steps
   // repeat inside their own link, without going back through the dispatch.
-  static constexpr auto self_loops = [] {
-    std::array<bool, A::size> out{};
-    for (std::size_t i = 0; i < A::size; ++i) out[i] = A::table.successors[i].test(i) || A::table.goes[i].test(i);
-    for (std::size_t b = 0; b < A::branch_count; ++b)
-      if (branch_sources[b] < A::size && A::branch_table[b].targets.test(branch_sources[b]))
-        out[branch_sources[b]] = true;
-    for (const auto& row : A::table.join_rows)
-      if (row.into < A::size && row.sources.test(row.into)) out[row.into] = true;
-    return out;
-  }();
+  static constexpr auto self_loops = detail::self_loops_of(A::table, A::branch_table);
   // What detail::chain_link is keyed by instead of the graph: each node's one static
   // successor, the target indices of its command, and its branches with their targets.
-  static constexpr auto link_successor = [] {
-    std::array<std::size_t, A::size> out{};
-    for (std::size_t i = 0; i < A::size; ++i) out[i] = detail::only_member(A::table.successors[i]);
-    return out;
-  }();
+  static constexpr auto link_successor = detail::only_successors(A::table);
   template <class Slot>
   struct command_of {
     using type = detail::known_targets<std::array<std::size_t, 0>{}>;

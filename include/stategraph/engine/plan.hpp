@@ -184,4 +184,48 @@ constexpr auto flatten_plan(const std::array<Set, Steps>& steps) {
   return out;
 }
 
+// What the app reads off a graph's tables for its branches and chain links, computed here,
+// keyed by sizes: a lambda in the app's member initializers is a closure type, its call
+// operator and its conversion to a function pointer, each a symbol that spells the graph.
+
+// Each branch's source node.
+template <class Set, std::size_t B>
+constexpr std::array<std::size_t, B> branch_sources_of(const std::array<branch_info<Set>, B>& branches) {
+  std::array<std::size_t, B> out{};
+  for (std::size_t b = 0; b < B; ++b) out[b] = branches[b].source;
+  return out;
+}
+// Per node, the branches that leave it, in branch order. Counted, then placed: O(nodes +
+// branches) constant-evaluation steps, not their product.
+template <std::size_t N, std::size_t B>
+constexpr plan_members<N, B> branches_leaving(const std::array<std::size_t, B>& sources) {
+  plan_members<N, B> out{};
+  for (std::size_t b = 0; b < B; ++b)
+    if (sources[b] < N) ++out.offsets[sources[b] + 1];
+  for (std::size_t i = 0; i < N; ++i) out.offsets[i + 1] += out.offsets[i];
+  std::array<std::size_t, N + 1> at = out.offsets;
+  for (std::size_t b = 0; b < B; ++b)
+    if (sources[b] < N) out.members[at[sources[b]]++] = b;
+  return out;
+}
+// The nodes that may run again right after themselves (a loop of one node).
+template <std::size_t N, std::size_t J, std::size_t B>
+constexpr std::array<bool, N> self_loops_of(const graph_tables<N, J>& t,
+                                            const std::array<branch_info<node_set<N>>, B>& branches) {
+  std::array<bool, N> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = t.successors[i].test(i) || t.goes[i].test(i);
+  for (const auto& b : branches)
+    if (b.source < N && b.targets.test(b.source)) out[b.source] = true;
+  for (const auto& row : t.join_rows)
+    if (row.into < N && row.sources.test(row.into)) out[row.into] = true;
+  return out;
+}
+// Each node's one static successor, or none.
+template <std::size_t N, std::size_t J>
+constexpr std::array<std::size_t, N> only_successors(const graph_tables<N, J>& t) {
+  std::array<std::size_t, N> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = only_member(t.successors[i]);
+  return out;
+}
+
 }  // namespace stategraph::detail

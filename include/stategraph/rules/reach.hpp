@@ -18,52 +18,60 @@ namespace stategraph::rules {
 // Both walks visit each node and each hand-over once (a work list over the members of
 // each set), so they cost O(N·N/64 + hand-overs) steps, not O(N²) or O(N³): the constant
 // evaluators cap the steps of one evaluation.
+namespace detail {
+// The first node start does not reach (N when there is none).
+template <std::size_t N>
+constexpr std::size_t first_unreached(node_set<N> seen, const node_set<N>& woken_by_input,
+                                      const std::array<node_set<N>, N>& next) {
+  seen |= woken_by_input;
+  std::array<std::size_t, N + 1> todo{};
+  std::size_t top = 0;
+  seen.for_each([&](std::size_t i) { todo[top++] = i; });
+  while (top > 0) {
+    node_set<N> fresh = next[todo[--top]];
+    fresh.remove(seen);
+    seen |= fresh;
+    fresh.for_each([&](std::size_t j) { todo[top++] = j; });
+  }
+  for (std::size_t i = 0; i < N; ++i)
+    if (!seen.test(i)) return i;
+  return N;
+}
+// The first node that does not reach end (N when there is none).
+template <std::size_t N>
+constexpr std::size_t first_dead_end(const std::array<node_set<N>, N>& next, const std::array<bool, N>& ends) {
+  // Walk backwards from the nodes that reach end, through each node's predecessors.
+  std::array<node_set<N>, N> before{};
+  for (std::size_t i = 0; i < N; ++i) next[i].for_each([&](std::size_t j) { before[j].set(i); });
+  node_set<N> reached{};
+  for (std::size_t i = 0; i < N; ++i)
+    if (ends[i]) reached.set(i);
+  std::array<std::size_t, N + 1> todo{};
+  std::size_t top = 0;
+  reached.for_each([&](std::size_t i) { todo[top++] = i; });
+  while (top > 0) {
+    node_set<N> fresh = before[todo[--top]];
+    fresh.remove(reached);
+    reached |= fresh;
+    fresh.for_each([&](std::size_t i) { todo[top++] = i; });
+  }
+  // Name a node with no way out at all before one that only leads to such a node: the
+  // first is where an edge is missing.
+  for (std::size_t i = 0; i < N; ++i)
+    if (!reached.test(i) && !next[i].any()) return i;
+  for (std::size_t i = 0; i < N; ++i)
+    if (!reached.test(i)) return i;
+  return N;
+}
+}  // namespace detail
+
 template <class A>
 struct reach_facts {
   static constexpr std::size_t n = A::size;
-
-  static constexpr std::size_t unreachable = [] {
-    typename A::set seen = A::table.from_start;
-    if constexpr (A::reactive) seen |= A::wakes_on_input;
-    std::array<std::size_t, n + 1> todo{};
-    std::size_t top = 0;
-    seen.for_each([&](std::size_t i) { todo[top++] = i; });
-    while (top > 0) {
-      typename A::set fresh = handovers<A>::next[todo[--top]];
-      fresh.remove(seen);
-      seen |= fresh;
-      fresh.for_each([&](std::size_t j) { todo[top++] = j; });
-    }
-    for (std::size_t i = 0; i < n; ++i)
-      if (!seen.test(i)) return i;
-    return n;
-  }();
-  static constexpr std::size_t dead_end = [] {
-    // Walk backwards from the nodes that reach end, through each node's predecessors.
-    std::array<typename A::set, n> before{};
-    for (std::size_t i = 0; i < n; ++i) handovers<A>::next[i].for_each([&](std::size_t j) { before[j].set(i); });
-    typename A::set reached{};
-    for (std::size_t i = 0; i < n; ++i)
-      if (handovers<A>::ends[i]) reached.set(i);
-    std::array<std::size_t, n + 1> todo{};
-    std::size_t top = 0;
-    reached.for_each([&](std::size_t i) { todo[top++] = i; });
-    while (top > 0) {
-      typename A::set fresh = before[todo[--top]];
-      fresh.remove(reached);
-      reached |= fresh;
-      fresh.for_each([&](std::size_t i) { todo[top++] = i; });
-    }
-    std::array<bool, n> reaches{};
-    for (std::size_t i = 0; i < n; ++i) reaches[i] = reached.test(i);
-    // Name a node with no way out at all before one that only leads to such a node: the
-    // first is where an edge is missing.
-    for (std::size_t i = 0; i < n; ++i)
-      if (!reaches[i] && !handovers<A>::next[i].any()) return i;
-    for (std::size_t i = 0; i < n; ++i)
-      if (!reaches[i]) return i;
-    return n;
-  }();
+  static constexpr std::size_t unreachable =
+      detail::first_unreached<n>(A::table.from_start, A::reactive ? A::wakes_on_input : typename A::set{},
+                                 handovers<A>::next);
+  static constexpr std::size_t dead_end = detail::first_dead_end<n>(handovers<A>::next, handovers<A>::ends);
 };
 
 // ---- predicates ------------------------------------------------------------------------
