@@ -21,7 +21,7 @@ using stategraph::detail::reactive_tables;
 // Every node-to-node hand-over the graph declares: edges, branches, joins, goes, sends.
 template <std::size_t N, std::size_t J, std::size_t B>
 constexpr std::array<node_set<N>, N> declared_handovers(const graph_tables<N, J>& t,
-                                                       const std::array<branch_info<node_set<N>>, B>& branches) {
+                                                        const std::array<branch_info<node_set<N>>, B>& branches) {
   std::array<node_set<N>, N> out{};
   for (std::size_t i = 0; i < N; ++i) {
     out[i] = t.successors[i];
@@ -37,7 +37,7 @@ constexpr std::array<node_set<N>, N> declared_handovers(const graph_tables<N, J>
 // The declared hand-overs and, in a reactive graph, the subscriptions.
 template <std::size_t N, std::size_t C>
 constexpr std::array<node_set<N>, N> run_handovers(const std::array<node_set<N>, N>& declared, bool reactive,
-                                                  const reactive_tables<N, C>& r) {
+                                                   const reactive_tables<N, C>& r) {
   std::array<node_set<N>, N> out = declared;
   if (reactive)
     for (std::size_t i = 0; i < N; ++i) out[i] |= stategraph::detail::woken_by(r, r.writes[i]);
@@ -45,7 +45,8 @@ constexpr std::array<node_set<N>, N> run_handovers(const std::array<node_set<N>,
 }
 // The nodes that can hand over to end.
 template <std::size_t N, std::size_t J, std::size_t B>
-constexpr std::array<bool, N> ends_of(const graph_tables<N, J>& t, const std::array<branch_info<node_set<N>>, B>& branches) {
+constexpr std::array<bool, N> ends_of(const graph_tables<N, J>& t,
+                                      const std::array<branch_info<node_set<N>>, B>& branches) {
   std::array<bool, N> out{};
   for (std::size_t i = 0; i < N; ++i) out[i] = t.to_end[i] || t.goes_end[i];
   for (const auto& b : branches)

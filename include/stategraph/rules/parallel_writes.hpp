@@ -368,7 +368,8 @@ struct parallel_write_facts {
 // channel, and no send target writes one. A graph that runs one node at a time (so has no
 // sends) meets it without its facts being computed.
 template <class A>
-concept no_parallel_last_value_writes = A::one_at_a_time || parallel_write_facts<A>::last_value_conflict.first == A::size;
+concept no_parallel_last_value_writes =
+    A::one_at_a_time || parallel_write_facts<A>::last_value_conflict.first == A::size;
 
 // ---- diagnostic ------------------------------------------------------------------------
 

@@ -68,9 +68,8 @@ constexpr std::size_t first_dead_end(const std::array<node_set<N>, N>& next, con
 template <class A>
 struct reach_facts {
   static constexpr std::size_t n = A::size;
-  static constexpr std::size_t unreachable =
-      detail::first_unreached<n>(A::table.from_start, A::reactive ? A::wakes_on_input : typename A::set{},
-                                 handovers<A>::next);
+  static constexpr std::size_t unreachable = detail::first_unreached<n>(
+      A::table.from_start, A::reactive ? A::wakes_on_input : typename A::set{}, handovers<A>::next);
   static constexpr std::size_t dead_end = detail::first_dead_end<n>(handovers<A>::next, handovers<A>::ends);
 };
 
