@@ -161,6 +161,16 @@ struct executor_among<executor_option<E>, Rest...> {
 };
 }  // namespace detail
 
+namespace detail {
+// Whether any queue holds a payload. Out of run_position: a lambda there, through std::apply,
+// instantiates a dozen functions whose names spell the whole graph.
+inline bool any_queued(const std::tuple<>&) { return false; }
+template <class... Q>
+bool any_queued(const std::tuple<Q...>& queues) {
+  return std::apply([](const auto&... q) { return (!q.empty() || ...); }, queues);
+}
+}  // namespace detail
+
 // Where a run stands between two supersteps: besides the state, all that decides what
 // runs next.
 template <class A, class Queues = std::tuple<>>
@@ -170,9 +180,7 @@ struct run_position {
   std::size_t step = 0;  // supersteps completed
   Queues sends{};        // per node: the payloads sent to it, to run in the next step
 
-  bool any() const {
-    return active.any() || std::apply([](const auto&... q) { return (!q.empty() || ...); }, sends);
-  }
+  bool any() const { return active.any() || detail::any_queued(sends); }
 };
 
 // A graph that broke a rule: the compiler has already said which. Calls compile quietly so

@@ -106,6 +106,30 @@ constexpr value_need need_of() {
     return {sizeof(R), alignof(R)};
 }
 
+// Where N values of the given sizes lie in one buffer, and the buffer's size and alignment.
+// A function keyed by N, not a lambda in result_store: a closure there is three symbols
+// whose names spell every node's result type.
+template <std::size_t N>
+struct store_layout {
+  std::array<std::size_t, N> at{};
+  std::size_t size = 1;
+  std::size_t align = 1;
+};
+template <std::size_t N>
+constexpr store_layout<N> layout_of(const std::array<value_need, N>& needs) {
+  store_layout<N> out{};
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    const value_need& n = needs[i];
+    end = (end + n.align - 1) / n.align * n.align;
+    out.at[i] = end;
+    end += n.size;
+    if (n.align > out.align) out.align = n.align;
+  }
+  out.size = end > 0 ? end : 1;
+  return out;
+}
+
 // The results of a general step's nodes (Box: each node's result_tag type, or a type
 // without value_type for a node with no plain call): values at offsets computed at compile
 // time in one buffer, and one flag per node. Node i's result is reached through tables
@@ -114,23 +138,8 @@ constexpr value_need need_of() {
 template <class... Box>
 class result_store {
   static constexpr std::size_t count = sizeof...(Box);
-  struct layout_t {
-    std::array<std::size_t, count> at{};
-    std::size_t size = 1;
-    std::size_t align = 1;
-  };
-  static constexpr layout_t layout = [] {
-    layout_t out{};
-    std::size_t end = 0, i = 0;
-    for (value_need n : {need_of<typename box_value<Box>::type>()...}) {
-      end = (end + n.align - 1) / n.align * n.align;
-      out.at[i++] = end;
-      end += n.size;
-      if (n.align > out.align) out.align = n.align;
-    }
-    out.size = end > 0 ? end : 1;
-    return out;
-  }();
+  static constexpr store_layout<count> layout =
+      layout_of<count>(std::array<value_need, count>{need_of<typename box_value<Box>::type>()...});
   using destroy_fn = void (*)(void*) noexcept;
   template <class R>
   static constexpr destroy_fn destroy_of() {
