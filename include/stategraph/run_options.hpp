@@ -159,9 +159,7 @@ template <class E, class... Rest>
 struct executor_among<executor_option<E>, Rest...> {
   using type = E;
 };
-}  // namespace detail
 
-namespace detail {
 // Whether any queue holds a payload. Out of run_position: a lambda there, through std::apply,
 // instantiates a dozen functions whose names spell the whole graph.
 inline bool any_queued(const std::tuple<>&) { return false; }

@@ -19,20 +19,26 @@ namespace stategraph::rules {
 // each set), so they cost O(N·N/64 + hand-overs) steps, not O(N²) or O(N³): the constant
 // evaluators cap the steps of one evaluation.
 namespace detail {
-// The first node start does not reach (N when there is none).
+// `seen` and every node reachable from it along `edges` (a work list: each node once).
 template <std::size_t N>
-constexpr std::size_t first_unreached(node_set<N> seen, const node_set<N>& woken_by_input,
-                                      const std::array<node_set<N>, N>& next) {
-  seen |= woken_by_input;
+constexpr node_set<N> reached_along(node_set<N> seen, const std::array<node_set<N>, N>& edges) {
   std::array<std::size_t, N + 1> todo{};
   std::size_t top = 0;
   seen.for_each([&](std::size_t i) { todo[top++] = i; });
   while (top > 0) {
-    node_set<N> fresh = next[todo[--top]];
+    node_set<N> fresh = edges[todo[--top]];
     fresh.remove(seen);
     seen |= fresh;
     fresh.for_each([&](std::size_t j) { todo[top++] = j; });
   }
+  return seen;
+}
+// The first node start does not reach (N when there is none).
+template <std::size_t N>
+constexpr std::size_t first_unreached(node_set<N> start, const node_set<N>& woken_by_input,
+                                      const std::array<node_set<N>, N>& next) {
+  start |= woken_by_input;
+  const node_set<N> seen = reached_along(start, next);
   for (std::size_t i = 0; i < N; ++i)
     if (!seen.test(i)) return i;
   return N;
@@ -43,18 +49,10 @@ constexpr std::size_t first_dead_end(const std::array<node_set<N>, N>& next, con
   // Walk backwards from the nodes that reach end, through each node's predecessors.
   std::array<node_set<N>, N> before{};
   for (std::size_t i = 0; i < N; ++i) next[i].for_each([&](std::size_t j) { before[j].set(i); });
-  node_set<N> reached{};
+  node_set<N> at_end{};
   for (std::size_t i = 0; i < N; ++i)
-    if (ends[i]) reached.set(i);
-  std::array<std::size_t, N + 1> todo{};
-  std::size_t top = 0;
-  reached.for_each([&](std::size_t i) { todo[top++] = i; });
-  while (top > 0) {
-    node_set<N> fresh = before[todo[--top]];
-    fresh.remove(reached);
-    reached |= fresh;
-    fresh.for_each([&](std::size_t i) { todo[top++] = i; });
-  }
+    if (ends[i]) at_end.set(i);
+  const node_set<N> reached = reached_along(at_end, before);
   // Name a node with no way out at all before one that only leads to such a node: the
   // first is where an edge is missing.
   for (std::size_t i = 0; i < N; ++i)
