@@ -73,6 +73,21 @@ struct resolve {
   using type = boost::mp11::mp_eval_if_c<found::value == boost::mp11::mp_size<Bound>::value, T,
                                          boost::mp11::mp_at, Bound, found>;
 };
+// Nothing bound (no lambda nodes): every name is its node, with nothing to look up.
+template <class T>
+struct resolve<T, boost::mp11::mp_list<>> {
+  using type = T;
+};
+template <class Names, class Bound>
+struct resolve_all {
+  template <class T>
+  using one = typename resolve<T, Bound>::type;
+  using type = boost::mp11::mp_transform<one, Names>;
+};
+template <class Names>
+struct resolve_all<Names, boost::mp11::mp_list<>> {
+  using type = Names;
+};
 
 // Compile time grows with the length of symbol names too: GCC mangles every function and
 // variable it instantiates, and a name that carries the graph type is as long as the graph.
@@ -102,7 +117,7 @@ struct edge_ends<edge<A, B>> {
 
 template <class Names, class List>
 constexpr auto indices_of(List*) {
-  return positions(static_cast<const name_table<Names>*>(nullptr), static_cast<List*>(nullptr));
+  return positions(static_cast<const lookup_table<Names>*>(nullptr), static_cast<List*>(nullptr));
 }
 
 template <class T>
@@ -141,8 +156,8 @@ struct edge_row {
 
 // Readers of the graph's types into arrays, one pack expansion each.
 template <class Table, class... T>
-constexpr std::array<std::size_t, sizeof...(T)> endpoints([[maybe_unused]] const Table* table, mp_list<T...>*) {
-  return {endpoint_code<T>(position_in<T>(table))...};
+constexpr std::array<std::size_t, sizeof...(T)> endpoints(const Table*, mp_list<T...>*) {
+  return {endpoint_code<T>(position_of<T, Table>::value)...};
 }
 template <class X, class... L>
 constexpr std::array<bool, sizeof...(L)> list_contains(mp_list<L...>*) {
@@ -348,19 +363,20 @@ struct analysis {
       detail::not_pseudo>;
   template <class T>
   using resolve_t = typename detail::resolve<T, Bound>::type;
-  using nodes = boost::mp11::mp_transform<resolve_t, names>;
+  using nodes = typename detail::resolve_all<names, Bound>::type;
 
   static constexpr std::size_t size = boost::mp11::mp_size<names>::value;
   using set = detail::node_set<size>;
 
-  // A lookup is one overload resolution against this table's bases (see position_in).
+  // A lookup is one overload resolution against this table (see lookup_table).
   // index<T>::value is T's index, or none. A type, not a variable template: g++ mangles every
   // variable and function instantiated here with a name that spells the whole graph, each
   // in time quadratic in its length, so one per node or branch made compiling cubic in the
   // graph's size. What is computed per element is a type, or an entry of a table.
-  static constexpr const detail::name_table<names>* name_index = nullptr;
+  using name_lookup = detail::lookup_table<names>;
+  static constexpr const name_lookup* name_index = nullptr;
   template <class T>
-  using index = std::integral_constant<std::size_t, detail::position_in<T>(name_index)>;
+  using index = detail::position_of<T, name_lookup>;
 
   template <std::size_t I>
   using node = detail::table_at<detail::at_table<nodes>, I>;

@@ -51,6 +51,38 @@ constexpr std::size_t position_in(const void*) {  // T is not in the list
 template <class List>
 using name_table = index_table<std::make_index_sequence<boost::mp11::mp_size<List>::value>, List>;
 
+// The same lookup as one overload resolution among non-template functions, one per element:
+// g++ deduces against each base in turn and allocates for every attempt, so each lookup
+// left garbage in proportion to the table; choosing an overload leaves none. Clang is
+// slower this way, and keeps the bases. Here a type the list holds twice makes the call
+// ambiguous, an error: this table is for lists without repeats (a graph's names).
+template <class T>
+struct name_tag {};
+template <std::size_t I, class T>
+struct name_entry {
+  static std::integral_constant<std::size_t, I> at(name_tag<T>*);
+};
+template <class Seq, class List>
+struct overload_table;
+template <std::size_t... I, template <class...> class L, class... T>
+struct overload_table<std::index_sequence<I...>, L<T...>> : name_entry<I, T>... {
+  using name_entry<I, T>::at...;
+  static std::integral_constant<std::size_t, static_cast<std::size_t>(-1)> at(const void*);
+};
+// lookup_table<List> (List without repeats): what position_of searches. position_of<T,
+// Table>::value is T's position in the list, or none.
+#if defined(__clang__)
+template <class List>
+using lookup_table = name_table<List>;
+template <class T, class Table>
+using position_of = std::integral_constant<std::size_t, position_in<T>(static_cast<const Table*>(nullptr))>;
+#else
+template <class List>
+using lookup_table = overload_table<std::make_index_sequence<boost::mp11::mp_size<List>::value>, List>;
+template <class T, class Table>
+using position_of = decltype(Table::at(static_cast<name_tag<T>*>(nullptr)));
+#endif
+
 // Searches over a graph's elements, nodes or names, without a fold expression: on Clang,
 // mp11's mp_find, mp_find_if and mp_any_of fold over the list, and Clang caps a fold at 256
 // operands, so a graph of more than 256 elements or nodes did not compile with Clang.
@@ -313,8 +345,8 @@ constexpr std::array<std::size_t, sizeof...(Lists)> list_sizes(mp_list<Lists...>
   return {boost::mp11::mp_size<Lists>::value...};
 }
 template <class Table, class... Ts>
-constexpr std::array<std::size_t, sizeof...(Ts)> positions([[maybe_unused]] const Table* table, mp_list<Ts...>*) {
-  return {position_in<Ts>(table)...};
+constexpr std::array<std::size_t, sizeof...(Ts)> positions(const Table*, mp_list<Ts...>*) {
+  return {position_of<Ts, Table>::value...};
 }
 
 // Calls f.template operator()<I>() for I in [0, N), in order.

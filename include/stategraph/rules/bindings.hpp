@@ -27,8 +27,9 @@ struct bound_of<analysis<G, Bound>> {
 // (when the graph names it); void for options and everything else.
 template <class A, class B>
 struct binding_key {
-  using type = std::conditional_t<stategraph::detail::position_in<B>(A::name_index) != stategraph::detail::none, B,
-                                  void>;
+  using type =
+      std::conditional_t<stategraph::detail::position_of<B, typename A::name_lookup>::value != stategraph::detail::none,
+                         B, void>;
 };
 template <class A, class B>
   requires requires { typename B::tag; }
@@ -63,7 +64,8 @@ using bound_tags = boost::mp11::mp_remove_if<boost::mp11::mp_transform<tag_or_vo
 template <class A>
 struct not_named {
   template <class T>
-  using fn = std::bool_constant<stategraph::detail::position_in<T>(A::name_index) == stategraph::detail::none>;
+  using fn = std::bool_constant<stategraph::detail::position_of<T, typename A::name_lookup>::value ==
+                                stategraph::detail::none>;
 };
 // The position of the first bound tag the graph does not name (the count if none).
 template <class A>

@@ -28,7 +28,8 @@ template <class A>
 struct not_a_node_of {
   template <class T>
   using fn = std::bool_constant<!std::is_same_v<T, end> &&
-                                stategraph::detail::position_in<T>(A::name_index) == stategraph::detail::none>;
+                                stategraph::detail::position_of<T, typename A::name_lookup>::value ==
+                                    stategraph::detail::none>;
 };
 template <class Targets, std::size_t Bad, bool Found = (Bad < mp_size<Targets>::value)>
 struct stray_at {
@@ -72,9 +73,9 @@ struct element_bad {
 template <class A>
 using first_bad_element = stategraph::detail::find_if_q<typename A::elements, element_bad<A>>;
 
-// The position of the first element declared twice (the element count if none): the name
-// table's lookup finds no position for a type that two of its bases carry (O(1) per
-// element, where mp_unique is O(elements²)).
+// The position of the first element declared twice (the element count if none): one lookup
+// per element in a table of the elements (name_table: a type it holds twice is found
+// nowhere); mp_unique would take O(elements²) steps.
 template <class... E>
 constexpr std::size_t first_repeated(mp_list<E...>*) {
   using table = stategraph::detail::name_table<mp_list<E...>>;
