@@ -114,6 +114,26 @@ static_assert(reads_like_mp_at<boost::mp11::mp_reverse<distinct_500>>(std::make_
 static_assert(std::is_same_v<sg::detail::table_at<sg::detail::at_table<boost::mp11::mp_reverse<distinct_500>>, 499>,
                              boost::mp11::mp_size_t<0>>);
 
+// detail::position_of finds a type's index in a graph's name list (a base class per name
+// with Clang, an overload per name with g++): every index of 500, none for a type the list
+// does not hold, a base class or a class derived from a listed one included.
+template <class List, std::size_t... I>
+constexpr bool finds_every_position(std::index_sequence<I...>) {
+  using table = sg::detail::lookup_table<List>;
+  const bool found[] = {(sg::detail::position_of<boost::mp11::mp_at_c<List, I>, table>::value == I)...};
+  for (bool b : found)
+    if (!b) return false;
+  return true;
+}
+static_assert(finds_every_position<list<mid, zed, void, const int, int>>(std::make_index_sequence<5>{}));
+static_assert(finds_every_position<boost::mp11::mp_reverse<distinct_500>>(std::make_index_sequence<500>{}));
+using some_names = sg::detail::lookup_table<list<mid, zed, logs_name<alpha>>>;
+static_assert(sg::detail::position_of<alpha, some_names>::value == sg::detail::none);  // derived from a listed one
+static_assert(sg::detail::position_of<logs_name<zed>, some_names>::value == sg::detail::none);  // a base of one
+static_assert(sg::detail::position_of<sg::end, some_names>::value == sg::detail::none);
+static_assert(sg::detail::position_of<logs_name<alpha>, some_names>::value == 2);
+static_assert(sg::detail::position_of<mid, sg::detail::lookup_table<list<>>>::value == sg::detail::none);
+
 // ---- a static DAG: zed -> {alpha, mid} -> join omega -> end --------------------------------
 
 using dag = sg::graph<Logged, sg::edge<sg::start, zed>, sg::edge<zed, alpha>, sg::edge<zed, mid>,
