@@ -92,8 +92,9 @@ struct resolve_all<Names, boost::mp11::mp_list<>> {
 // Compile time grows with the length of symbol names too: GCC mangles every function and
 // variable it instantiates, and a name that carries the graph type is as long as the graph.
 // So what is instantiated once per node, edge or branch is keyed by that element's own
-// types only (position_in<T>, channel_bits<S, ...>), never by the graph or its name list;
-// the per-element work is pack expansions inside a few graph-wide functions.
+// types only (channel_bits<S, ...>; a name's position is a type, position_of), never by the
+// graph or its name list; the per-element work is pack expansions inside a few graph-wide
+// functions.
 
 // The channels (of S) a list of value_t<&S::x> names.
 template <class S, class... V>
