@@ -12,10 +12,6 @@
 #include <thread>
 #include <vector>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 namespace stategraph {
 
 // Runs the tasks of a step one after another, in node order, on the calling thread.
@@ -242,7 +238,7 @@ class thread_pool {
 
     static void relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
-      _mm_pause();
+      __builtin_ia32_pause();  // _mm_pause without <immintrin.h>, a large header for one instruction
 #else
       std::this_thread::yield();
 #endif
