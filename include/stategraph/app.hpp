@@ -394,8 +394,7 @@ class app {
   }
   (std::make_index_sequence<A::branch_count>{});
   void route_branch(std::size_t b, const state_type& state, set& next, queues_type& sends) const {
-    static const auto offsets = detail::slot_offsets(routers_);
-    route_table[b](reinterpret_cast<const char*>(&routers_) + offsets[b], state, next, sends,
+    route_table[b](detail::slot_address(routers_, b), state, next, sends,
                    A::branch_table[b].target_list.data());
   }
 
@@ -791,10 +790,8 @@ class app {
     return std::array<task_fn<Ctx>, A::size>{&detail::node_task<node_t<I>, result_slot_t<I, Ctx>, state_type, Ctx>...};
   }
   (std::make_index_sequence<A::size>{});
-  // (The offsets are the same for every object of the type: read once, off the first one.)
   const void* node_at(std::size_t i) const {
-    static const auto offsets = detail::slot_offsets(nodes_);
-    return reinterpret_cast<const char*>(&nodes_) + offsets[i];
+    return detail::slot_address(nodes_, i);
   }
   template <std::size_t I, class Ctx, class Observer>
   static void run_send_task(frame<Ctx, Observer>& f, std::size_t k) {

@@ -245,15 +245,27 @@ constexpr const T& slot_at(const slot<I, T>& s) noexcept {
 
 // Where each element of a slots object lies within it (the same for every object of the
 // type): read once off an object, so that element i is reached without a function per i
-// (nor one here: each base is named, not deduced by slot_at).
+// (nor one here: each base is named, not deduced by slot_at). The table is one store per
+// element; g++'s block vectorizer would analyse those stores in time quadratic in their count.
+#if defined(__GNUC__) && !defined(__clang__)
+#define STATEGRAPH_DETAIL_NO_SLP [[gnu::optimize("no-tree-slp-vectorize")]]
+#else
+#define STATEGRAPH_DETAIL_NO_SLP
+#endif
 template <class... T>
-std::array<std::ptrdiff_t, sizeof...(T)> slot_offsets(const slots<T...>& s) {
+STATEGRAPH_DETAIL_NO_SLP std::array<std::ptrdiff_t, sizeof...(T)> slot_offsets(const slots<T...>& s) {
   const char* base = reinterpret_cast<const char*>(&s);
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<std::ptrdiff_t, sizeof...(T)>{
         (reinterpret_cast<const char*>(&static_cast<const slot<I, T>&>(s).value) - base)...};
   }
   (std::index_sequence_for<T...>{});
+}
+#undef STATEGRAPH_DETAIL_NO_SLP
+template <class... T>
+const void* slot_address(const slots<T...>& s, std::size_t i) noexcept {
+  static const auto offsets = slot_offsets(s);
+  return reinterpret_cast<const char*>(&s) + offsets[i];
 }
 
 // Where sg::interrupt finds the node it runs in and the values a resume gave it.
