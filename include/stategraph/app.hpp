@@ -55,7 +55,7 @@ class app {
                                                   std::type_identity<std::tuple<>>>::type;
   using position_type = run_position<A, queues_type>;
   using channel_set = detail::node_set<channel_count<state_type>>;
-  static constexpr std::size_t node_count = A::size;
+  enum : std::size_t { node_count = A::size };  // (enumerators: see analysis::size)
 
   template <class... Args>
   explicit app(Args&&... args) : app(std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...), 0) {}
@@ -413,7 +413,7 @@ class app {
   // ---- sends --------------------------------------------------------------------------
 
   using sends_plan = detail::send_plan<A>;
-  static constexpr bool has_sends = sends_plan::any;
+  enum : bool { has_sends = sends_plan::any };
   template <std::size_t I>
   using queue_t = queue_for_node<I>;
 
@@ -454,11 +454,12 @@ class app {
   // ---- whole runs ------------------------------------------------------------------------
 
   // A fixed plan of up to this many steps is one function (run_fixed).
-  static constexpr std::size_t inlined_plan_steps = 32;
+  enum : std::size_t { inlined_plan_steps = 32 };
   // A short plan runs fixed on the pool too: its steps of several nodes are pool tasks.
-  static constexpr bool fixed_fast_path =
-      A::plan.fixed && (std::is_same_v<Executor, sequential> ||
-                        (std::is_same_v<Executor, thread_pool> && A::plan.steps <= inlined_plan_steps));
+  enum : bool {
+    fixed_fast_path = A::plan.fixed && (std::is_same_v<Executor, sequential> ||
+                                        (std::is_same_v<Executor, thread_pool> && A::plan.steps <= inlined_plan_steps))
+  };
 
   template <class Ctx>
   state_type run(state_type input, Ctx& context, const run_config& config) const {
@@ -493,11 +494,11 @@ class app {
   // was applied, which leaves the state as at the step start. Only for the executors that
   // run a lone task inline anyway; another executor sees every task.
   using arrivals = std::array<set, A::join_count>;
-  static constexpr bool alone_path = std::is_same_v<Executor, sequential> || std::is_same_v<Executor, thread_pool>;
+  enum : bool { alone_path = std::is_same_v<Executor, sequential> || std::is_same_v<Executor, thread_pool> };
 
   // At most one node per step, whatever the routers choose (analysis::one_at_a_time), and
   // no sends queued.
-  static constexpr bool one_at_a_time = !detail::send_plan<A>::any && A::one_at_a_time;
+  enum : bool { one_at_a_time = !detail::send_plan<A>::any && A::one_at_a_time };
 
   // Forced inline into run(): there the state is the run's own object, and the compiler can
   // keep a chain's channels in registers between steps (Clang keeps a state it reaches
@@ -609,7 +610,7 @@ class app {
   // (detail::call_mark) rather than having a handler of its own: a handler per node is
   // costly code generation. A smaller graph keeps its links inline, with their handlers:
   // Clang does not inline the run into its caller with a handler around the links.
-  static constexpr bool marked_links = A::size > detail::fold_chunk;
+  enum : bool { marked_links = A::size > detail::fold_chunk };
   template <std::size_t From, class Ctx>
   [[gnu::always_inline]] std::size_t chain_links_from(std::size_t i, state_type& state, arrivals& arrived, Ctx& context,
                                                       const run_config& config, std::size_t& left) const {
@@ -693,7 +694,7 @@ class app {
   // expansions, each step a function named after its nodes rather than a member named after
   // the whole graph (g++ mangles such names in time quadratic in their length).
   static constexpr auto plan_members = detail::flatten_plan<detail::plan_runs(A::plan_steps)>(A::plan_steps);
-  static constexpr bool one_node_per_step = plan_members.offsets[A::plan.steps] == A::plan.steps;
+  enum : bool { one_node_per_step = plan_members.offsets[A::plan.steps] == A::plan.steps };
   template <std::size_t St, class K = std::make_index_sequence<plan_members.offsets[St + 1] - plan_members.offsets[St]>>
   struct step_members;
   template <std::size_t St, std::size_t... K>
@@ -758,7 +759,7 @@ class app {
   struct no_slots {};
   template <class Ctx, class Observer>
   struct frame {
-    static constexpr bool timed = Observer::streams;
+    enum : bool { timed = Observer::streams };
     const app& self;
     const state_type& state;
     Ctx& context;
@@ -773,7 +774,7 @@ class app {
     [[no_unique_address]] std::conditional_t<timed, std::array<detail::child_events, A::size>, detail::untimed>
         children{};
     [[no_unique_address]] std::conditional_t<
-        has_sends, typename send_slots_of<Ctx, std::make_index_sequence<has_sends ? A::size : 0>>::type, no_slots>
+        has_sends, typename send_slots_of<Ctx, std::make_index_sequence<has_sends ? std::size_t{A::size} : 0>>::type, no_slots>
         sent{};
     // The nodes whose results the observer restored into their slots: not run again.
     [[no_unique_address]] std::conditional_t<Observer::persists, set, no_slots> restored{};
@@ -914,7 +915,7 @@ class app {
   // or a persisting observer), the next frontier, the next step's sends.
   template <class Observer>
   struct gathered {
-    static constexpr bool tracks = Observer::persists || A::reactive;
+    enum : bool { tracks = Observer::persists || A::reactive };
     state_type& state;
     Observer& observer;
     const set& active;

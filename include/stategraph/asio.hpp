@@ -869,7 +869,7 @@ struct async_runs {
       std::atomic<std::size_t> finished{0};
       std::size_t launched = 0;
       // Per node, its tasks running (its call and its send copies), for the nodes' own limits.
-      std::vector<std::atomic<std::size_t>> running_of(any_node_limit ? A::size : 0);
+      std::vector<std::atomic<std::size_t>> running_of(any_node_limit ? std::size_t{A::size} : 0);
       auto launch = [&](std::size_t c) {
         phase[c] = started;
         ++launched;

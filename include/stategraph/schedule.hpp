@@ -366,7 +366,9 @@ struct analysis {
   using resolve_t = typename detail::resolve<T, Bound>::type;
   using nodes = typename detail::resolve_all<names, Bound>::type;
 
-  static constexpr std::size_t size = boost::mp11::mp_size<names>::value;
+  // Scalars are enumerators, not static members: g++ gives every variable instantiated here a
+  // symbol whose name spells the whole graph, and mangles it in time quadratic in that length.
+  enum : std::size_t { size = boost::mp11::mp_size<names>::value };
   using set = detail::node_set<size>;
 
   // A lookup is one overload resolution against this table (see lookup_table).
@@ -375,7 +377,6 @@ struct analysis {
   // in time quadratic in its length, so one per node or branch made compiling cubic in the
   // graph's size. What is computed per element is a type, or an entry of a table.
   using name_lookup = detail::lookup_table<names>;
-  static constexpr const name_lookup* name_index = nullptr;
   template <class T>
   using index = detail::position_of<T, name_lookup>;
 
@@ -385,8 +386,8 @@ struct analysis {
   using branches = boost::mp11::mp_copy_if<elements, detail::is_branch>;
   using joins = boost::mp11::mp_copy_if<elements, detail::is_join>;
   using edges = boost::mp11::mp_copy_if<elements, detail::is_edge>;
-  static constexpr std::size_t branch_count = boost::mp11::mp_size<branches>::value;
-  static constexpr std::size_t join_count = boost::mp11::mp_size<joins>::value;
+  enum : std::size_t { branch_count = boost::mp11::mp_size<branches>::value };
+  enum : std::size_t { join_count = boost::mp11::mp_size<joins>::value };
 
   using join_row = detail::join_row<set>;
   using tables = detail::graph_tables<size, join_count>;
@@ -402,16 +403,16 @@ struct analysis {
     using boost::mp11::mp_transform;
     tables t{};
     // Each edge's ends, read in one pack expansion (not one instantiated function per edge).
-    constexpr auto from = detail::endpoints(name_index, list_ptr<mp_transform<edge_from, edges>>{});
-    constexpr auto into = detail::endpoints(name_index, list_ptr<mp_transform<edge_into, edges>>{});
+    constexpr auto from = detail::endpoints(list_ptr<name_lookup>{}, list_ptr<mp_transform<edge_from, edges>>{});
+    constexpr auto into = detail::endpoints(list_ptr<name_lookup>{}, list_ptr<mp_transform<edge_into, edges>>{});
     for (std::size_t e = 0; e < from.size(); ++e) {
       if (from[e] == detail::at_start && into[e] < size) t.from_start.set(into[e]);
       else if (from[e] < size && into[e] == detail::at_end) t.to_end[from[e]] = true;
       else if (from[e] < size && into[e] < size) t.successors[from[e]].set(into[e]);
     }
-    constexpr auto join_into = detail::positions(name_index, list_ptr<mp_transform<detail::join_target, joins>>{});
+    constexpr auto join_into = detail::positions(list_ptr<name_lookup>{}, list_ptr<mp_transform<detail::join_target, joins>>{});
     constexpr auto join_from =
-        detail::positions(name_index, list_ptr<mp_flatten<mp_transform<detail::join_sources, joins>>>{});
+        detail::positions(list_ptr<name_lookup>{}, list_ptr<mp_flatten<mp_transform<detail::join_sources, joins>>>{});
     constexpr auto fan_in = detail::list_sizes(list_ptr<mp_transform<detail::join_sources, joins>>{});
     for (std::size_t j = 0, k = 0; j < join_count; ++j) {
       t.join_rows[j].into = join_into[j];
@@ -420,10 +421,10 @@ struct analysis {
     }
     using goes_lists = mp_transform<detail::goes_of, nodes>;
     using sends_lists = mp_transform<detail::sends_of, nodes>;
-    constexpr auto goes_to = detail::positions(name_index, list_ptr<mp_flatten<goes_lists>>{});
+    constexpr auto goes_to = detail::positions(list_ptr<name_lookup>{}, list_ptr<mp_flatten<goes_lists>>{});
     constexpr auto goes_n = detail::list_sizes(list_ptr<goes_lists>{});
     constexpr auto goes_end = detail::list_contains<end>(list_ptr<goes_lists>{});
-    constexpr auto sends_to = detail::positions(name_index, list_ptr<mp_flatten<sends_lists>>{});
+    constexpr auto sends_to = detail::positions(list_ptr<name_lookup>{}, list_ptr<mp_flatten<sends_lists>>{});
     constexpr auto sends_n = detail::list_sizes(list_ptr<sends_lists>{});
     for (std::size_t i = 0, g = 0, s = 0; i < size; ++i) {
       t.goes_end[i] = goes_end[i];
@@ -466,9 +467,9 @@ struct analysis {
   static constexpr std::array<branch_info, branch_count> make_branch_table() {
     using boost::mp11::mp_transform;
     std::array<branch_info, branch_count> out{};
-    constexpr auto sources = detail::positions(name_index, list_ptr<mp_transform<branch_source_t, branches>>{});
+    constexpr auto sources = detail::positions(list_ptr<name_lookup>{}, list_ptr<mp_transform<branch_source_t, branches>>{});
     constexpr auto targets =
-        detail::positions(name_index, list_ptr<boost::mp11::mp_flatten<mp_transform<branch_targets_t, branches>>>{});
+        detail::positions(list_ptr<name_lookup>{}, list_ptr<boost::mp11::mp_flatten<mp_transform<branch_targets_t, branches>>>{});
     constexpr auto counts = detail::list_sizes(list_ptr<mp_transform<branch_targets_t, branches>>{});
     constexpr auto all = detail::bool_values(list_ptr<mp_transform<branch_all_t, branches>>{});
     constexpr auto sends = detail::bool_values(list_ptr<mp_transform<branch_sends_t, branches>>{});
@@ -490,11 +491,11 @@ struct analysis {
 
   // Every node that may receive sends (and so may run several times in one step).
   static constexpr set send_targets = detail::send_receivers(table, branch_table);
-  static constexpr bool any_goes = detail::any_goes(table);
-  static constexpr bool any_sends = detail::any_sends(table);
+  enum : bool { any_goes = detail::any_goes(table) };
+  enum : bool { any_sends = detail::any_sends(table) };
   template <class N>
   using declares_subscribes = std::bool_constant<node_traits<N>::declares_subscribes>;
-  static constexpr bool any_subscribes = detail::any_of<nodes, declares_subscribes>::value;
+  enum : bool { any_subscribes = detail::any_of<nodes, declares_subscribes>::value };
 
   // ---- reactive nodes: scheduled in the step after a subscribed channel changed ------------
   //
@@ -502,8 +503,8 @@ struct analysis {
   // nothing at all (no reads, writes or subscribes) conservatively subscribes to every
   // channel; a node with reads/writes but no `subscribes` runs only by edges.
 
-  static constexpr bool reactive = any_subscribes;
-  static constexpr std::size_t channels = channel_count<state_type>;
+  enum : bool { reactive = any_subscribes };
+  enum : std::size_t { channels = channel_count<state_type> };
   using channel_set = detail::node_set<channels>;
   using reactive_tables = detail::reactive_tables<size, channels>;
   static constexpr reactive_tables make_reactive() {
@@ -529,7 +530,7 @@ struct analysis {
   static constexpr set wakes_on_input = detail::woken_by(reactivity, detail::all_of<channels>());
 
   // At most one node per step, whatever the routers choose (see detail::one_at_a_time).
-  static constexpr bool one_at_a_time = !reactive && detail::one_at_a_time(table, branch_table);
+  enum : bool { one_at_a_time = !reactive && detail::one_at_a_time(table, branch_table) };
 
   // The part of the next frontier that does not depend on choices, and updates `arrived`.
   static constexpr set static_next(const set& ran, std::array<set, join_count>& arrived) {
@@ -541,7 +542,7 @@ struct analysis {
 
   // ---- the fixed plan of a static acyclic graph ------------------------------------------
 
-  static constexpr bool has_choices = branch_count > 0 || any_goes || any_sends || any_subscribes;
+  enum : bool { has_choices = branch_count > 0 || any_goes || any_sends || any_subscribes };
   static constexpr detail::plan_info plan = detail::make_plan_info(table, has_choices);
   static constexpr std::array<set, plan.steps> plan_steps = detail::make_plan_steps<plan.steps>(table);
 };

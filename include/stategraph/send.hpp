@@ -71,7 +71,7 @@ struct send_plan {
                              boost::mp11::mp_transform<router_sends, typename A::branches>>>;
   template <class Name>
   using queue_for = typename queue_in<all, Name>::type;
-  static constexpr bool any = boost::mp11::mp_size<all>::value > 0;
+  enum : bool { any = boost::mp11::mp_size<all>::value > 0 };  // (see analysis::size)
 };
 // Every node's queue, in node order (a tuple). Not a member of send_plan, so that a graph
 // without sends never forms it: that is one lookup per node, each keyed by the graph.

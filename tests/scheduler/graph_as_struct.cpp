@@ -61,7 +61,7 @@ struct looping_struct : sg::graph<State, sg::edge<sg::start, first>, sg::edge<fi
 
 static_assert(sg::analysis<fixed_struct>::plan.fixed);
 static_assert(!sg::analysis<looping_struct>::plan.fixed);
-static_assert(sg::analysis<fixed_struct>::size == sg::analysis<fixed_alias>::size);
+static_assert(std::size_t{sg::analysis<fixed_struct>::size} == sg::analysis<fixed_alias>::size);
 
 // A struct graph as a subgraph's child, inside a struct graph.
 using inner_graph = sg::graph<State, sg::edge<sg::start, again>, sg::edge<again, sg::end>>;

@@ -58,7 +58,7 @@ constexpr std::array<bool, N> ends_of(const graph_tables<N, J>& t,
 // A is an sg::analysis.
 template <class A>
 struct handovers {
-  static constexpr std::size_t n = A::size;
+  enum : std::size_t { n = A::size };  // (an enumerator: see analysis::size)
   // Every node-to-node hand-over the graph declares: edges, branches, joins, goes, sends.
   static constexpr std::array<typename A::set, n> declared = detail::declared_handovers(A::table, A::branch_table);
   // Every node-to-node hand-over a run can make: the declared ones and the subscriptions.

@@ -302,7 +302,7 @@ namespace stategraph::rules {
 // every reachable frontier (it stops past detail::exploration_cap states).
 template <class A>
 struct may_run_together {
-  static constexpr std::size_t join_slots = stategraph::detail::count_join_slots(A::table);
+  enum : std::size_t { join_slots = stategraph::detail::count_join_slots(A::table) };  // (see analysis::size)
   static constexpr auto join_slot_table = stategraph::detail::make_join_slots<join_slots>(A::table);
   static constexpr stategraph::detail::run_together_table<A::size> table = stategraph::detail::explore(
       stategraph::detail::explore_input<A::size, A::join_count, A::branch_count, A::channels, join_slots>{
@@ -314,8 +314,8 @@ struct may_run_together {
 template <class A>
 struct parallel_write_facts {
   using S = typename A::state_type;
-  static constexpr std::size_t n = A::size;
-  static constexpr std::size_t c = channel_count<S>;
+  // (Enumerators, not static members: see analysis::size.)
+  enum : std::size_t { n = A::size, c = channel_count<S> };
   using channel_set = stategraph::detail::node_set<c>;
   template <class V>
   using last_value_channel = std::bool_constant<channel_traits<field_of<V::value>>::kind != channel_kind::accumulator>;
@@ -326,15 +326,17 @@ struct parallel_write_facts {
         stategraph::detail::channel_bits<S>(static_cast<last_value_list<N>*>(nullptr))...};
   }(static_cast<typename A::nodes*>(nullptr));
   // Only then is the exploration worth its cost.
-  static constexpr bool conflict_possible = [] {
-    channel_set written{};  // by some node seen so far
-    for (std::size_t i = 0; i < n; ++i) {
-      if (written.intersects(last_value_writes[i])) return true;
-      if (A::send_targets.test(i) && last_value_writes[i].any()) return true;  // it may run many times in a step
-      written |= last_value_writes[i];
-    }
-    return false;
-  }();
+  enum : bool {
+    conflict_possible = [] {
+      channel_set written{};  // by some node seen so far
+      for (std::size_t i = 0; i < n; ++i) {
+        if (written.intersects(last_value_writes[i])) return true;
+        if (A::send_targets.test(i) && last_value_writes[i].any()) return true;  // it may run many times in a step
+        written |= last_value_writes[i];
+      }
+      return false;
+    }()
+  };
   struct conflict {
     std::size_t first = n, second = n, channel = c;
   };
@@ -369,7 +371,7 @@ struct parallel_write_facts {
 // sends) meets it without its facts being computed.
 template <class A>
 concept no_parallel_last_value_writes =
-    A::one_at_a_time || parallel_write_facts<A>::last_value_conflict.first == A::size;
+    bool(A::one_at_a_time) || parallel_write_facts<A>::last_value_conflict.first == A::size;
 
 // ---- diagnostic ------------------------------------------------------------------------
 

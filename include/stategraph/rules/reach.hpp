@@ -65,21 +65,23 @@ constexpr std::size_t first_dead_end(const std::array<node_set<N>, N>& next, con
 
 template <class A>
 struct reach_facts {
-  static constexpr std::size_t n = A::size;
-  static constexpr std::size_t unreachable = detail::first_unreached<n>(
-      A::table.from_start, A::reactive ? A::wakes_on_input : typename A::set{}, handovers<A>::next);
-  static constexpr std::size_t dead_end = detail::first_dead_end<n>(handovers<A>::next, handovers<A>::ends);
+  // (Enumerators, not static members: see analysis::size.)
+  enum : std::size_t {
+    unreachable = detail::first_unreached<A::size>(A::table.from_start,
+                                                   A::reactive ? A::wakes_on_input : typename A::set{}, handovers<A>::next),
+    dead_end = detail::first_dead_end<A::size>(handovers<A>::next, handovers<A>::ends)
+  };
 };
 
 // ---- predicates ------------------------------------------------------------------------
 
 // Every node of the graph A analyses can be reached from start.
 template <class A>
-concept all_reachable_from_start = reach_facts<A>::unreachable == A::size;
+concept all_reachable_from_start = std::size_t{reach_facts<A>::unreachable} == A::size;
 
 // Every node of the graph can reach end.
 template <class A>
-concept all_reach_end = reach_facts<A>::dead_end == A::size;
+concept all_reach_end = std::size_t{reach_facts<A>::dead_end} == A::size;
 
 // ---- diagnostics -----------------------------------------------------------------------
 
