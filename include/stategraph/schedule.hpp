@@ -532,14 +532,6 @@ struct analysis {
   // At most one node per step, whatever the routers choose (see detail::one_at_a_time).
   enum : bool { one_at_a_time = !reactive && detail::one_at_a_time(table, branch_table) };
 
-  // The part of the next frontier that does not depend on choices, and updates `arrived`.
-  static constexpr set static_next(const set& ran, std::array<set, join_count>& arrived) {
-    return detail::static_next(table, ran, arrived);
-  }
-  static constexpr set static_next(std::size_t i, std::array<set, join_count>& arrived) {
-    return detail::static_next(table, i, arrived);
-  }
-
   // ---- the fixed plan of a static acyclic graph ------------------------------------------
 
   enum : bool { has_choices = branch_count > 0 || any_goes || any_sends || any_subscribes };

@@ -4,7 +4,7 @@
 //   barrier       — clear the ephemeral channels, fold each result's patch into the state in
 //                   node order, and collect what the results chose (command targets, sends);
 //   next_frontier — what runs next: the static successors of the nodes that ran and the
-//                   joins they completed (the analysis's static_next, which the fixed plan
+//                   joins they completed (detail::static_next, which the fixed plan
 //                   evaluates at compile time), the subscribers of the channels that changed,
 //                   and the branches' choices on the merged state.
 // The paths differ only in what their types let the compiler drop (a frontier of one node,
@@ -226,7 +226,7 @@ struct step_merge<no_result, Names, S, Observer, Set, Changed, Queues> {
 template <class A, class Ran, class Next, class Changed, class Route>
 [[gnu::always_inline]] inline void next_frontier(const Ran& ran, std::array<typename A::set, A::join_count>& arrived,
                                                  const Changed* changed, Next& next, Route&& route) {
-  next.add_all(A::static_next(ran, arrived));
+  next.add_all(static_next(A::table, ran, arrived));
   if constexpr (A::reactive) next.add_all(A::woken_by(*changed));
   route(next);
 }

@@ -5,10 +5,11 @@
 // graph as a whole.
 //
 // Each check is `if constexpr (!predicate) { (void)diagnostic{}; return false; }`, and
-// each call of a check is the condition of an `if constexpr`, rather than a constexpr
-// lambda, a plain call or `&&`: each check is then instantiated while its caller is, not
-// during constant evaluation, so GCC prints no "in 'constexpr' expansion of" lines (each
-// one carrying the whole graph type) before the diagnostic.
+// each call of a per-node check is the condition of an `if constexpr` or a template
+// argument, rather than a constexpr lambda, a plain call or `&&`: each check is then
+// instantiated while its caller is, not during constant evaluation, so GCC prints no "in
+// 'constexpr' expansion of" lines (each one carrying the whole graph type) before the
+// diagnostic.
 #pragma once
 
 #include <stategraph/calls.hpp>
@@ -206,37 +207,75 @@ constexpr bool check_state() {
   }
 }
 
-template <class A>
-constexpr bool check_bindings() {
-  if constexpr (!bound_tags_are_nodes<A>) {
+// ---- the graph -------------------------------------------------------------------------
+
+// Arrays of each check's result, not folds: Clang caps a fold at 256 operands, and a graph
+// may have more nodes.
+template <class A, class Branches = typename A::branches>
+struct routers_fit;
+template <class A, class... Br>
+struct routers_fit<A, stategraph::detail::mp_list<Br...>> {
+  using S = typename A::state_type;
+  enum : bool {
+    value = stategraph::detail::all_true(std::array<bool, sizeof...(Br)>{
+        std::bool_constant<check_router<S, typename A::template branch_parts<Br>::router,
+                                        typename A::template branch_parts<Br>::go_type>()>::value...})
+  };
+};
+struct no_payload {
+  using type = void;
+};
+// Invoked without a context, a node that takes none, declares no seam, is no subgraph and
+// receives no sends is checked exactly as sg::compile checked it (with any_context): that
+// check is reused rather than instantiated again.
+template <class S, class N, class Ctx, class Payload>
+using node_check_context = std::conditional_t<
+    std::is_same_v<Ctx, stategraph::detail::no_context> && std::is_void_v<Payload> &&
+        std::is_void_v<typename node_traits<N>::seam> && !requires { typename N::child_graph; } &&
+        !stategraph::detail::callable_as<const N&, stategraph::detail::node_view_t<N, S>,
+                                         stategraph::detail::any_context&>,
+    stategraph::detail::any_context, Ctx>;
+template <class A, class Name, bool Sends>
+using payload_t = typename std::conditional_t<Sends, payload_of<A, Name>, no_payload>::type;
+template <class A, class Ctx, class Names = typename A::names, class Nodes = typename A::nodes>
+struct nodes_fit;
+template <class A, class Ctx, class... Name, class... N>
+struct nodes_fit<A, Ctx, stategraph::detail::mp_list<Name...>, stategraph::detail::mp_list<N...>> {
+  using S = typename A::state_type;
+  // In a graph without sends no node receives a payload: nothing to look up per node.
+  enum : bool { sends = stategraph::detail::send_plan<A>::any };
+  enum : bool {
+    value = stategraph::detail::all_true(std::array<bool, sizeof...(N)>{
+        std::bool_constant<check_node<S, Name, N, node_check_context<S, N, Ctx, payload_t<A, Name, sends>>,
+                                      typename detail::first_stray_target<A, N>::type,
+                                      payload_t<A, Name, sends>>()>::value...})
+  };
+};
+
+// All rules, in the order that keeps one mistake to one message. One chain rather than a
+// function per family: g++ names every function and variable instantiated for a graph
+// after the whole graph, in time quadratic in that name's length.
+template <class G, class A, class Ctx = stategraph::detail::no_context>
+constexpr bool check_all() {
+  if constexpr (!check_state<typename G::state_type>()) {
+    return false;
+  } else if constexpr (!bound_tags_are_nodes<A>) {  // what sg::compile binds
     (void)unnamed_tag_diagnostic<A>{};
     return false;
   } else if constexpr (!bound_once<A>) {
     (void)repeated_binding_diagnostic<A>{};
     return false;
-  } else {
-    return true;
-  }
-}
-
-// ---- the graph -------------------------------------------------------------------------
-
-template <class G, class A = analysis<G>>
-constexpr bool check_elements() {
-  if constexpr (!elements_name_nodes<A>) {
+  } else if constexpr (!elements_name_nodes<A>) {  // the graph's elements
     (void)bad_element_diagnostic<A>{};
     return false;
   } else if constexpr (!elements_declared_once<A>) {
     (void)repeated_element_diagnostic<A>{};
     return false;
-  } else {
-    return true;
-  }
-}
-
-template <class A>
-constexpr bool check_graph() {
-  if constexpr (!nodes_declare_stages<A>) {
+  } else if constexpr (!routers_fit<A>::value) {  // each router, then each node
+    return false;
+  } else if constexpr (!nodes_fit<A, Ctx>::value) {
+    return false;
+  } else if constexpr (!nodes_declare_stages<A>) {  // the graph as a whole
     (void)unstaged_node_diagnostic<A>{};
     return false;
   } else if constexpr (!respects_lattice<A>) {
@@ -263,54 +302,6 @@ constexpr bool check_graph() {
   } else {
     return true;
   }
-}
-
-// Arrays of each check's result, not folds: Clang caps a fold at 256 operands, and a graph
-// may have more nodes.
-template <class A, class... Br>
-constexpr bool check_routers(stategraph::detail::mp_list<Br...>*) {
-  using S = typename A::state_type;
-  return stategraph::detail::all_true(std::array<bool, sizeof...(Br)>{
-      std::bool_constant<check_router<S, typename A::template branch_parts<Br>::router,
-                                      typename A::template branch_parts<Br>::go_type>()>::value...});
-}
-struct no_payload {
-  using type = void;
-};
-// Invoked without a context, a node that takes none, declares no seam, is no subgraph and
-// receives no sends is checked exactly as sg::compile checked it (with any_context): that
-// check is reused rather than instantiated again.
-template <class S, class N, class Ctx, class Payload>
-using node_check_context = std::conditional_t<
-    std::is_same_v<Ctx, stategraph::detail::no_context> && std::is_void_v<Payload> &&
-        std::is_void_v<typename node_traits<N>::seam> && !requires { typename N::child_graph; } &&
-        !stategraph::detail::callable_as<const N&, stategraph::detail::node_view_t<N, S>,
-                                         stategraph::detail::any_context&>,
-    stategraph::detail::any_context, Ctx>;
-template <class A, class Name, bool Sends>
-using payload_t = typename std::conditional_t<Sends, payload_of<A, Name>, no_payload>::type;
-template <class A, class Ctx, class... Name, class... N>
-constexpr bool check_nodes(stategraph::detail::mp_list<Name...>*, stategraph::detail::mp_list<N...>*) {
-  using S = typename A::state_type;
-  // In a graph without sends no node receives a payload: nothing to look up per node.
-  constexpr bool sends = stategraph::detail::send_plan<A>::any;
-  return stategraph::detail::all_true(std::array<bool, sizeof...(N)>{
-      std::bool_constant<check_node<S, Name, N, node_check_context<S, N, Ctx, payload_t<A, Name, sends>>,
-                                    typename detail::first_stray_target<A, N>::type,
-                                    payload_t<A, Name, sends>>()>::value...});
-}
-
-// All rules, in the order that keeps one mistake to one message.
-template <class G, class A, class Ctx = stategraph::detail::no_context>
-constexpr bool check_all() {
-  if constexpr (!check_state<typename G::state_type>()) return false;
-  else if constexpr (!check_bindings<A>()) return false;
-  else if constexpr (!check_elements<G, A>()) return false;
-  else if constexpr (!check_routers<A>(static_cast<typename A::branches*>(nullptr))) return false;
-  else if constexpr (!check_nodes<A, Ctx>(static_cast<typename A::names*>(nullptr), static_cast<typename A::nodes*>(nullptr)))
-    return false;
-  else if constexpr (!check_graph<A>()) return false;
-  else return true;
 }
 
 }  // namespace stategraph::rules
