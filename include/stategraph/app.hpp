@@ -774,7 +774,8 @@ class app {
     [[no_unique_address]] std::conditional_t<timed, std::array<detail::child_events, A::size>, detail::untimed>
         children{};
     [[no_unique_address]] std::conditional_t<
-        has_sends, typename send_slots_of<Ctx, std::make_index_sequence<has_sends ? std::size_t{A::size} : 0>>::type, no_slots>
+        has_sends, typename send_slots_of<Ctx, std::make_index_sequence<has_sends ? std::size_t{A::size} : 0>>::type,
+        no_slots>
         sent{};
     // The nodes whose results the observer restored into their slots: not run again.
     [[no_unique_address]] std::conditional_t<Observer::persists, set, no_slots> restored{};

@@ -410,7 +410,8 @@ struct analysis {
       else if (from[e] < size && into[e] == detail::at_end) t.to_end[from[e]] = true;
       else if (from[e] < size && into[e] < size) t.successors[from[e]].set(into[e]);
     }
-    constexpr auto join_into = detail::positions(list_ptr<name_lookup>{}, list_ptr<mp_transform<detail::join_target, joins>>{});
+    constexpr auto join_into =
+        detail::positions(list_ptr<name_lookup>{}, list_ptr<mp_transform<detail::join_target, joins>>{});
     constexpr auto join_from =
         detail::positions(list_ptr<name_lookup>{}, list_ptr<mp_flatten<mp_transform<detail::join_sources, joins>>>{});
     constexpr auto fan_in = detail::list_sizes(list_ptr<mp_transform<detail::join_sources, joins>>{});
@@ -467,9 +468,11 @@ struct analysis {
   static constexpr std::array<branch_info, branch_count> make_branch_table() {
     using boost::mp11::mp_transform;
     std::array<branch_info, branch_count> out{};
-    constexpr auto sources = detail::positions(list_ptr<name_lookup>{}, list_ptr<mp_transform<branch_source_t, branches>>{});
+    constexpr auto sources =
+        detail::positions(list_ptr<name_lookup>{}, list_ptr<mp_transform<branch_source_t, branches>>{});
     constexpr auto targets =
-        detail::positions(list_ptr<name_lookup>{}, list_ptr<boost::mp11::mp_flatten<mp_transform<branch_targets_t, branches>>>{});
+        detail::positions(list_ptr<name_lookup>{},
+                          list_ptr<boost::mp11::mp_flatten<mp_transform<branch_targets_t, branches>>>{});
     constexpr auto counts = detail::list_sizes(list_ptr<mp_transform<branch_targets_t, branches>>{});
     constexpr auto all = detail::bool_values(list_ptr<mp_transform<branch_all_t, branches>>{});
     constexpr auto sends = detail::bool_values(list_ptr<mp_transform<branch_sends_t, branches>>{});

@@ -67,8 +67,8 @@ template <class A>
 struct reach_facts {
   // (Enumerators, not static members: see analysis::size.)
   enum : std::size_t {
-    unreachable = detail::first_unreached<A::size>(A::table.from_start,
-                                                   A::reactive ? A::wakes_on_input : typename A::set{}, handovers<A>::next),
+    unreachable = detail::first_unreached<A::size>(
+        A::table.from_start, A::reactive ? A::wakes_on_input : typename A::set{}, handovers<A>::next),
     dead_end = detail::first_dead_end<A::size>(handovers<A>::next, handovers<A>::ends)
   };
 };
