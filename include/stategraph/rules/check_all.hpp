@@ -211,17 +211,13 @@ constexpr bool check_state() {
 
 // Arrays of each check's result, not folds: Clang caps a fold at 256 operands, and a graph
 // may have more nodes.
-template <class A, class Branches = typename A::branches>
-struct routers_fit;
 template <class A, class... Br>
-struct routers_fit<A, stategraph::detail::mp_list<Br...>> {
+constexpr bool check_routers(stategraph::detail::mp_list<Br...>*) {
   using S = typename A::state_type;
-  enum : bool {
-    value = stategraph::detail::all_true(std::array<bool, sizeof...(Br)>{
-        std::bool_constant<check_router<S, typename A::template branch_parts<Br>::router,
-                                        typename A::template branch_parts<Br>::go_type>()>::value...})
-  };
-};
+  return stategraph::detail::all_true(std::array<bool, sizeof...(Br)>{
+      std::bool_constant<check_router<S, typename A::template branch_parts<Br>::router,
+                                      typename A::template branch_parts<Br>::go_type>()>::value...});
+}
 struct no_payload {
   using type = void;
 };
@@ -237,20 +233,16 @@ using node_check_context = std::conditional_t<
     stategraph::detail::any_context, Ctx>;
 template <class A, class Name, bool Sends>
 using payload_t = typename std::conditional_t<Sends, payload_of<A, Name>, no_payload>::type;
-template <class A, class Ctx, class Names = typename A::names, class Nodes = typename A::nodes>
-struct nodes_fit;
 template <class A, class Ctx, class... Name, class... N>
-struct nodes_fit<A, Ctx, stategraph::detail::mp_list<Name...>, stategraph::detail::mp_list<N...>> {
+constexpr bool check_nodes(stategraph::detail::mp_list<Name...>*, stategraph::detail::mp_list<N...>*) {
   using S = typename A::state_type;
   // In a graph without sends no node receives a payload: nothing to look up per node.
-  enum : bool { sends = stategraph::detail::send_plan<A>::any };
-  enum : bool {
-    value = stategraph::detail::all_true(std::array<bool, sizeof...(N)>{
-        std::bool_constant<check_node<S, Name, N, node_check_context<S, N, Ctx, payload_t<A, Name, sends>>,
-                                      typename detail::first_stray_target<A, N>::type,
-                                      payload_t<A, Name, sends>>()>::value...})
-  };
-};
+  constexpr bool sends = stategraph::detail::send_plan<A>::any;
+  return stategraph::detail::all_true(std::array<bool, sizeof...(N)>{
+      std::bool_constant<check_node<S, Name, N, node_check_context<S, N, Ctx, payload_t<A, Name, sends>>,
+                                    typename detail::first_stray_target<A, N>::type,
+                                    payload_t<A, Name, sends>>()>::value...});
+}
 
 // All rules, in the order that keeps one mistake to one message. One chain rather than a
 // function per family: g++ names every function and variable instantiated for a graph
@@ -271,9 +263,10 @@ constexpr bool check_all() {
   } else if constexpr (!elements_declared_once<A>) {
     (void)repeated_element_diagnostic<A>{};
     return false;
-  } else if constexpr (!routers_fit<A>::value) {  // each router, then each node
+  } else if constexpr (!check_routers<A>(static_cast<typename A::branches*>(nullptr))) {  // each router, then node
     return false;
-  } else if constexpr (!nodes_fit<A, Ctx>::value) {
+  } else if constexpr (!check_nodes<A, Ctx>(static_cast<typename A::names*>(nullptr),
+                                            static_cast<typename A::nodes*>(nullptr))) {
     return false;
   } else if constexpr (!nodes_declare_stages<A>) {  // the graph as a whole
     (void)unstaged_node_diagnostic<A>{};
