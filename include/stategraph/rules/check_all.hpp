@@ -5,11 +5,10 @@
 // graph as a whole.
 //
 // Each check is `if constexpr (!predicate) { (void)diagnostic{}; return false; }`, and
-// each call of a per-node check is the condition of an `if constexpr` or a template
-// argument, rather than a constexpr lambda, a plain call or `&&`: each check is then
-// instantiated while its caller is, not during constant evaluation, so GCC prints no "in
-// 'constexpr' expansion of" lines (each one carrying the whole graph type) before the
-// diagnostic.
+// each call of a check is the condition of an `if constexpr` or a template argument,
+// rather than a constexpr lambda, a plain call or `&&`: each check is then instantiated
+// while its caller is, not during constant evaluation, so GCC prints no "in 'constexpr'
+// expansion of" lines (each one carrying the whole graph type) before the diagnostic.
 #pragma once
 
 #include <stategraph/calls.hpp>
@@ -245,8 +244,9 @@ constexpr bool check_nodes(stategraph::detail::mp_list<Name...>*, stategraph::de
 }
 
 // All rules, in the order that keeps one mistake to one message. One chain rather than a
-// function per family: g++ names every function and variable instantiated for a graph
-// after the whole graph, in time quadratic in that name's length.
+// function per family (but the routers' and the nodes', which expand a pack): g++ names
+// every function instantiated for a graph after the whole graph, in time quadratic in
+// that name's length.
 template <class G, class A, class Ctx = stategraph::detail::no_context>
 constexpr bool check_all() {
   if constexpr (!check_state<typename G::state_type>()) {
