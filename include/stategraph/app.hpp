@@ -519,7 +519,7 @@ class app {
       std::size_t left = (at.step < limit ? limit - at.step : 0) + detail::step_bias;
       while (current != detail::none) {
         if (detail::take_step(left)) over_limit(config, limit, just(current));
-        current = chain_links_from<0>(current, state, at.arrived, context, config, left);
+        current = chain_link_at(current, state, at.arrived, context, config, left);
       }
       at.active = set{};
       at.step = limit + detail::step_bias - left;
@@ -600,51 +600,39 @@ class app {
 
   // ---- a chain link: a step of a graph that runs one node at a time ----------------------
 
-  // Node `i`'s step, dispatched to its own code in chunks of detail::fold_chunk nodes
-  // (Clang caps a fold expression at 256 operands); returns the one node that runs next,
-  // or none. `left` counts the steps left under the recursion limit (plus detail::step_bias),
-  // this one already taken. Forced inline: Clang otherwise keeps a step's call out of line,
-  // and the call costs more than the rest of the library's work in a step.
-  // Past one chunk, each link is a function of its own (detail::chain_link_call), and the
-  // links' node failures are wrapped once per chunk, each link marking its call
-  // (detail::call_mark) rather than having a handler of its own: a handler per node is
-  // costly code generation. A smaller graph keeps its links inline, with their handlers:
-  // Clang does not inline the run into its caller with a handler around the links.
+  // Node `i`'s step; returns the one node that runs next, or none. `left` counts the steps
+  // left under the recursion limit (plus detail::step_bias), this one already taken.
+  // A graph of at most one chunk (detail::fold_chunk) dispatches to its links' code in one
+  // fold, the links inline with their handlers: forced inline, since Clang otherwise keeps a
+  // step's call out of line, and the call costs more than the rest of the library's work in
+  // a step; nor does Clang inline the run into its caller with a handler around the links.
+  // A larger graph calls node i's link (detail::chain_link_call, a function of its own)
+  // through a table, and wraps the links' node failures once, each link marking its call
+  // (detail::call_mark): a handler per node, or a comparison per node, is costly code.
   enum : bool { marked_links = A::size > detail::fold_chunk };
-  template <std::size_t From, class Ctx>
-  [[gnu::always_inline]] std::size_t chain_links_from(std::size_t i, state_type& state, arrivals& arrived, Ctx& context,
-                                                      const run_config& config, std::size_t& left) const {
-    constexpr std::size_t count = A::size - From < detail::fold_chunk ? A::size - From : detail::fold_chunk;
-    if constexpr (From + count < A::size)
-      if (i >= From + count) return chain_links_from<From + count>(i, state, arrived, context, config, left);
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      std::size_t next = detail::none;
-      if constexpr (marked_links) {
-        detail::call_failure failed;
-        try {
-          (void)((i == From + I &&
-                  (next = detail::chain_link_call<From + I, link_successor[From + I], self_loops[From + I],
-                                             command_targets<From + I, Ctx>, link_routes<From + I>>(
-                       detail::slot_at<From + I>(nodes_), routers_, link_table, state, arrived, context, config, left,
-                       failed),
-                   true)) ||
-                 ...);
-        } catch (...) {
-          detail::fail_marked(failed, node_names.data());
-        }
-      } else {
-        detail::unmarked failed;
-        (void)((i == From + I &&
-                (next = detail::chain_link<From + I, link_successor[From + I], self_loops[From + I],
-                                           command_targets<From + I, Ctx>, link_routes<From + I>>(
-                     detail::slot_at<From + I>(nodes_), routers_, link_table, state, arrived, context, config, left,
-                     failed),
-                 true)) ||
-               ...);
+  template <class Ctx>
+  [[gnu::always_inline]] std::size_t chain_link_at(std::size_t i, state_type& state, arrivals& arrived, Ctx& context,
+                                                   const run_config& config, std::size_t& left) const {
+    if constexpr (marked_links) {
+      detail::call_failure failed;
+      try {
+        return link_calls<Ctx>[i](node_at(i), routers_, link_table, state, arrived, context, config, left, failed);
+      } catch (...) {
+        detail::fail_marked(failed, node_names.data());
       }
-      return next;
+    } else {
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        std::size_t next = detail::none;
+        detail::unmarked failed;
+        (void)((i == I && (next = detail::chain_link<I, link_successor[I], self_loops[I], command_targets<I, Ctx>,
+                                                     link_routes<I>>(detail::slot_at<I>(nodes_), routers_, link_table,
+                                                                     state, arrived, context, config, left, failed),
+                           true)) ||
+               ...);
+        return next;
+      }
+      (std::make_index_sequence<A::size>{});
     }
-    (std::make_index_sequence<count>{});
   }
   // The graph's tables as the links read them: only for the joins (see detail::next_frontier).
   static constexpr const typename A::tables* link_table = A::join_count > 0 ? &A::table : nullptr;
@@ -684,6 +672,17 @@ class app {
   };
   template <std::size_t I>
   using link_routes = typename link_routes_of<I>::type;
+  // Node i's link, for a graph past one chunk (marked_links).
+  template <class Ctx>
+  using link_fn = std::size_t (*)(const void*, const routers_tuple&, const typename A::tables*, state_type&, arrivals&,
+                                  Ctx&, const run_config&, std::size_t&, detail::call_failure&);
+  template <class Ctx>
+  static constexpr auto link_calls = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<link_fn<Ctx>, A::size>{
+        &detail::chain_link_call<I, link_successor[I], self_loops[I], command_targets<I, Ctx>, link_routes<I>, node_t<I>,
+                                 routers_tuple, state_type, Ctx>...};
+  }
+  (std::make_index_sequence<A::size>{});
 
   // ---- a fixed plan ------------------------------------------------------------------------
 

@@ -321,15 +321,17 @@ template <std::size_t I, std::size_t Succ, bool SelfLoop, class Commands, class 
   }
 }
 
-// A chain link of a graph past one chunk of nodes (app::marked_links), out of line.
+// A chain link of a graph past one chunk of nodes (app::marked_links), out of line, with
+// the node passed by address: every link has one signature, so the app calls node i's
+// link through a table rather than through a comparison per node.
 template <std::size_t I, std::size_t Succ, bool SelfLoop, class Commands, class Routes, class Node, class Routers,
           class S, class Ctx, std::size_t N, std::size_t J>
-STATEGRAPH_OUT_OF_LINE std::size_t chain_link_call(const Node& node, const Routers& routers,
+STATEGRAPH_OUT_OF_LINE std::size_t chain_link_call(const void* node, const Routers& routers,
                                                    const graph_tables<N, J>* table, S& state,
                                                    std::array<node_set<N>, J>& arrived, Ctx& context,
                                                    const run_config& config, std::size_t& left, call_failure& failed) {
-  return chain_link<I, Succ, SelfLoop, Commands, Routes>(node, routers, table, state, arrived, context, config, left,
-                                                          failed);
+  return chain_link<I, Succ, SelfLoop, Commands, Routes>(*static_cast<const Node*>(node), routers, table, state,
+                                                          arrived, context, config, left, failed);
 }
 
 }  // namespace stategraph::detail
