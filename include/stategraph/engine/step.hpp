@@ -231,15 +231,16 @@ template <class A, class Ran, class Next, class Changed, class Route>
   route(next);
 }
 
-// The same after a chain link, node I, whose static successor Succ (a node or none) is a
-// constant, in a graph without subscriptions; keyed by sizes, not by the graph (see
-// chain_link). The tables are read only for the joins: without any, `table` is null, so
-// that the graph's tables are not emitted into the program for links that never read them.
-template <std::size_t I, std::size_t Succ, std::size_t N, std::size_t J, class Next, class Route>
-[[gnu::always_inline]] inline void next_frontier(const graph_tables<N, J>* table, std::array<node_set<N>, J>& arrived,
-                                                 Next& next, const Route& route) {
-  if constexpr (Succ != none) next.add(Succ);
-  if constexpr (J > 0) next.add_all(static_next(*table, I, arrived));
+// The same after a chain link, node i, whose static successor `succ` (a node or none) is a
+// constant once inlined, in a graph without subscriptions; keyed by sizes, not by the graph
+// nor the node (see chain_link), so the links share it. The tables are read only for the
+// joins: without any, `table` is null, so that the graph's tables are not emitted into the
+// program for links that never read them.
+template <std::size_t N, std::size_t J, class Next, class Route>
+[[gnu::always_inline]] inline void next_frontier(std::size_t i, std::size_t succ, const graph_tables<N, J>* table,
+                                                 std::array<node_set<N>, J>& arrived, Next& next, const Route& route) {
+  if (succ != none) next.add(succ);
+  if constexpr (J > 0) next.add_all(static_next(*table, i, arrived));
   route(next);
 }
 
@@ -311,7 +312,7 @@ template <std::size_t I, std::size_t Succ, bool SelfLoop, class Commands, class 
       auto r = attempt_call(node, state, context, config, config.recursion_limit + step_bias - left);
       barrier<Commands, false>(state, next, &none, no_sends, r);
     }
-    next_frontier<I, Succ>(table, arrived, next, link_routers<Routes, Routers, S>{routers, state});
+    next_frontier(I, Succ, table, arrived, next, link_routers<Routes, Routers, S>{routers, state});
     if constexpr (!SelfLoop) {
       return next.node;
     } else {

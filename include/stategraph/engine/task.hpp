@@ -246,14 +246,15 @@ constexpr const T& slot_at(const slot<I, T>& s) noexcept {
 // Where each element of a slots object lies within it (the same for every object of the
 // type): read once off an object, so that element i is reached without a function per i
 // (nor one here: each base is named, not deduced by slot_at). The table is one store per
-// element; g++'s block vectorizer would analyse those stores in time quadratic in their count.
+// element and runs once a program: g++ compiles it unoptimised, since its optimiser spends
+// far longer on those stores (alias walks, the block vectorizer) than they will ever take.
 #if defined(__GNUC__) && !defined(__clang__)
-#define STATEGRAPH_DETAIL_NO_SLP [[gnu::optimize("no-tree-slp-vectorize")]]
+#define STATEGRAPH_DETAIL_UNOPTIMIZED [[gnu::optimize("O0")]]
 #else
-#define STATEGRAPH_DETAIL_NO_SLP
+#define STATEGRAPH_DETAIL_UNOPTIMIZED
 #endif
 template <class... T>
-STATEGRAPH_DETAIL_NO_SLP std::array<std::ptrdiff_t, sizeof...(T)> slot_offsets(const slots<T...>& s) {
+STATEGRAPH_DETAIL_UNOPTIMIZED std::array<std::ptrdiff_t, sizeof...(T)> slot_offsets(const slots<T...>& s) {
   const char* base = reinterpret_cast<const char*>(&s);
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<std::ptrdiff_t, sizeof...(T)>{
@@ -261,7 +262,7 @@ STATEGRAPH_DETAIL_NO_SLP std::array<std::ptrdiff_t, sizeof...(T)> slot_offsets(c
   }
   (std::index_sequence_for<T...>{});
 }
-#undef STATEGRAPH_DETAIL_NO_SLP
+#undef STATEGRAPH_DETAIL_UNOPTIMIZED
 template <class... T>
 const void* slot_address(const slots<T...>& s, std::size_t i) noexcept {
   static const auto offsets = slot_offsets(s);
