@@ -269,18 +269,6 @@ class app {
 
   // ---- construction ----------------------------------------------------------------------
 
-  enum : bool {
-    default_constructed = !detail::any_of<typename A::nodes, detail::not_default_constructible>::value &&
-                          std::is_default_constructible_v<routers_tuple> && std::is_default_constructible_v<Executor>
-  };
-
- public:
-  // With nothing bound (the common case), `app<...>()` value-initializes the nodes, routers
-  // and executor with no constructor of the app's own: g++ mangles every function of the
-  // app, in time quadratic in a name that spells the graph.
-  explicit app() requires(bool(default_constructed)) = default;
-
- private:
   template <class Bound>
   app(Bound&& bound, int) : nodes_(make_nodes(bound)), routers_(make_routers(bound)), executor_(take_executor(bound)) {}
 
